@@ -1,0 +1,299 @@
+"""Shared value decoders: every source's bytes-to-value rules live here, once.
+
+Each function takes the raw bytes of one field and returns the value, either as a Python value
+or already rendered as the marts' text (``../shared/specs/README.md`` "Value rendering"):
+integers and decimals as plain decimal text with the column's scale, floats as the shortest text
+that round-trips, dates ``YYYY-MM-DD``, times ``HH:MM:SS``, timestamps
+``YYYY-MM-DD HH:MM:SS[.fraction as logged]``, binary as upper-case hex.
+
+Bad bytes raise :class:`udfs.errors.DecodeError` with what was wrong; the caller adds where.
+"""
+
+from __future__ import annotations
+
+import codecs
+import math
+import re
+import struct
+
+import numpy as np
+
+from udfs.errors import DecodeError
+
+# --- character data ------------------------------------------------------------------------
+
+# CCSIDs of EBCDIC single-byte code pages Python ships a codec for.
+_EBCDIC_CCSID_CODECS = {
+    37: "cp037",
+    273: "cp273",
+    424: "cp424",
+    500: "cp500",
+    875: "cp875",
+    1026: "cp1026",
+    1140: "cp1140",
+}
+DEFAULT_EBCDIC = "cp037"
+DEFAULT_ASCII = "latin-1"
+
+
+def ebcdic_codec(ccsid: int | str | None, default: str = DEFAULT_EBCDIC) -> str:
+    """Python codec for an EBCDIC CCSID (``37``, ``'00037'``); ``default`` when unknown/blank."""
+    try:
+        number = int(str(ccsid).strip())
+    except ValueError:
+        return default
+    return _EBCDIC_CCSID_CODECS.get(number, default)
+
+
+def check_codec(name: str) -> str:
+    """Return ``name`` if Python knows the codec, else raise a DecodeError saying what to set."""
+    try:
+        codecs.lookup(name)
+    except LookupError:
+        raise DecodeError(f"unknown code page {name!r}: use a Python codec name such as cp037")
+    return name
+
+
+def text(raw: bytes, codec: str) -> str:
+    """Decode character data; errors are DecodeErrors naming the codec."""
+    try:
+        return raw.decode(codec)
+    except UnicodeDecodeError as exc:
+        raise DecodeError(f"bytes {raw.hex().upper()} are not valid {codec}: {exc.reason}")
+
+
+def char_field(raw: bytes, codec: str = DEFAULT_EBCDIC) -> str:
+    """A blank-padded CHAR(n) header field: decoded and right-trimmed (NULs count as blanks)."""
+    return text(raw, codec).rstrip(" \x00")
+
+
+def char_int(raw: bytes, codec: str = DEFAULT_EBCDIC) -> int | None:
+    """A CHAR(n) number such as DB2NUMCOL '007' or LLCOLUMNPOS '   -1'; blanks give None."""
+    value = text(raw, codec).strip(" \x00")
+    if not value:
+        return None
+    if not re.fullmatch(r"[+-]?\d+", value):
+        raise DecodeError(f"CHAR field {value!r} is not a number")
+    return int(value)
+
+
+def hex_upper(raw: bytes) -> str:
+    """Binary data as the marts show it: upper-case hex."""
+    return raw.hex().upper()
+
+
+# --- Db2 for z/OS log positions and timestamps -------------------------------------------------
+
+
+def rba_hex(raw: bytes) -> str:
+    """BIN(10) RBA as 20 hex digits; a 6-byte RBA sits at offset 4 of the extended form.
+
+    Spec example: X'123456789ABC' -> X'00000000123456789ABC'.
+    """
+    if len(raw) == 6:
+        raw = bytes(4) + raw
+    elif len(raw) != 10:
+        raise DecodeError(f"an RBA is 6 or 10 bytes, got {len(raw)}")
+    return raw.hex().upper()
+
+
+def lrsn_hex(raw: bytes) -> str:
+    """BIN(10) LRSN as 20 hex digits; a 6-byte LRSN sits at offset 1 of the extended form.
+
+    Spec example: X'CA670FBBF3D3' -> X'00CA670FBBF3D3000000'.
+    """
+    if len(raw) == 6:
+        raw = b"\x00" + raw + bytes(3)
+    elif len(raw) != 10:
+        raise DecodeError(f"an LRSN is 6 or 10 bytes, got {len(raw)}")
+    return raw.hex().upper()
+
+
+# BIN(17) = 34 hex digits 'YYYYMMDDHHMMSS' + 20 digits of fraction and padding. logmart reads
+# the first 12 fraction digits (Db2's largest timestamp precision) and requires the rest to be
+# decimal digits too; an all-zero field means "no timestamp" (for example an in-flight UR's
+# commit time).
+BIN17_FRACTION_DIGITS = 12
+
+
+def bin17_timestamp(raw: bytes) -> str | None:
+    """BIN(17) timestamp -> ``YYYY-MM-DD HH:MM:SS.ffffffffffff``; all zeros -> None."""
+    if len(raw) != 17:
+        raise DecodeError(f"a BIN(17) timestamp is 17 bytes, got {len(raw)}")
+    if not any(raw):
+        return None
+    digits = raw.hex()
+    if not digits.isdigit():
+        raise DecodeError(f"BIN(17) timestamp X'{digits.upper()}' has non-decimal digits")
+    d = digits
+    fraction = d[14 : 14 + BIN17_FRACTION_DIGITS]
+    stamp = f"{d[0:4]}-{d[4:6]}-{d[6:8]} {d[8:10]}:{d[10:12]}:{d[12:14]}.{fraction}"
+    _check_date_time(stamp[:19])
+    return stamp
+
+
+def _check_date_time(stamp: str) -> None:
+    """Validate 'YYYY-MM-DD HH:MM:SS' (month/day/hour ranges), raising DecodeError."""
+    year, month, day = int(stamp[0:4]), int(stamp[5:7]), int(stamp[8:10])
+    hour, minute, second = int(stamp[11:13]), int(stamp[14:16]), int(stamp[17:19])
+    if not (1 <= month <= 12 and 1 <= day <= _days_in_month(year, month)):
+        raise DecodeError(f"{stamp[:10]!r} is not a valid date")
+    # Db2 allows 24:00:00 as the end of a day.
+    if not (hour < 24 and minute < 60 and second < 60) and (hour, minute, second) != (24, 0, 0):
+        raise DecodeError(f"{stamp[11:19]!r} is not a valid time")
+
+
+def _days_in_month(year: int, month: int) -> int:
+    if month == 2:
+        leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+        return 29 if leap else 28
+    return 30 if month in (4, 6, 9, 11) else 31
+
+
+# --- numbers -----------------------------------------------------------------------------------
+
+
+def int_be(raw: bytes) -> int:
+    """Big-endian two's complement integer (2, 4 or 8 bytes)."""
+    return int.from_bytes(raw, "big", signed=True)
+
+
+def int_le(raw: bytes) -> int:
+    """Little-endian two's complement integer."""
+    return int.from_bytes(raw, "little", signed=True)
+
+
+def scaled_text(unscaled: int, scale: int) -> str:
+    """An integer of units of 10**-scale as plain decimal text: (5275000, 2) -> '52750.00'."""
+    if scale <= 0:
+        return str(unscaled * 10**-scale) if scale else str(unscaled)
+    sign = "-" if unscaled < 0 else ""
+    digits = str(abs(unscaled)).rjust(scale + 1, "0")
+    return f"{sign}{digits[:-scale]}.{digits[-scale:]}"
+
+
+_POSITIVE_SIGNS = frozenset((0xA, 0xC, 0xE, 0xF))
+_NEGATIVE_SIGNS = frozenset((0xB, 0xD))
+
+
+def packed_decimal_unscaled(raw: bytes) -> int:
+    """Packed decimal (two digits a byte, last nibble the sign: C/F/A/E +, D/B -) as an int."""
+    if not raw:
+        raise DecodeError("packed decimal field is empty")
+    digits = raw.hex()
+    body, sign = digits[:-1], int(digits[-1], 16)
+    if not body.isdigit():
+        raise DecodeError(f"packed decimal X'{digits.upper()}' has a non-decimal digit")
+    if sign in _POSITIVE_SIGNS:
+        return int(body)
+    if sign in _NEGATIVE_SIGNS:
+        return -int(body)
+    raise DecodeError(f"packed decimal X'{digits.upper()}' has no sign nibble (got {sign:X})")
+
+
+def packed_decimal(raw: bytes, scale: int) -> str:
+    """Packed decimal rendered with its scale: X'12345C', 2 -> '123.45'; X'001D', 2 -> '-0.01'."""
+    return scaled_text(packed_decimal_unscaled(raw), scale)
+
+
+def packed_digits(raw: bytes) -> str:
+    """Unsigned packed digits (no sign nibble), as Db2 LUW packs DATE/TIME/TIMESTAMP."""
+    digits = raw.hex()
+    if not digits.isdigit():
+        raise DecodeError(f"packed digits X'{digits.upper()}' have a non-decimal digit")
+    return digits
+
+
+def hfp_float(raw: bytes) -> float:
+    """IBM hexadecimal floating point, 4 or 8 bytes (sign, 7-bit exponent of 16 biased 64).
+
+    Examples: X'41100000' = 1.0, X'C276A000' = -118.625.
+    """
+    if len(raw) not in (4, 8):
+        raise DecodeError(f"an HFP float is 4 or 8 bytes, got {len(raw)}")
+    word = int.from_bytes(raw, "big")
+    bits = len(raw) * 8
+    sign = -1.0 if word >> (bits - 1) else 1.0
+    exponent = ((word >> (bits - 8)) & 0x7F) - 64
+    fraction = word & ((1 << (bits - 8)) - 1)
+    if fraction == 0:
+        return 0.0 * sign
+    # value = fraction / 16**(digits) * 16**exponent, done exactly with ldexp.
+    return sign * math.ldexp(fraction, 4 * exponent - (bits - 8))
+
+
+def ieee_float(raw: bytes, byteorder: str = "big") -> float:
+    """IEEE 754 binary float, 4 or 8 bytes, in the given byte order."""
+    if len(raw) not in (4, 8):
+        raise DecodeError(f"an IEEE float is 4 or 8 bytes, got {len(raw)}")
+    code = (">" if byteorder == "big" else "<") + ("f" if len(raw) == 4 else "d")
+    return struct.unpack(code, raw)[0]
+
+
+def render_float(value: float, single: bool = False) -> str:
+    """Shortest text that round-trips, in Python's notation: 1500.5 -> '1500.5', 1.0 -> '1.0'.
+
+    For a 4-byte (single precision) column the shortest float32 text is used when the value is
+    exactly a float32 (HFP short can exceed float32's range; then the float64 text is used).
+    """
+    if single and math.isfinite(value):
+        as32 = np.float32(value)
+        if math.isfinite(as32) and float(as32) == value:
+            return str(as32)
+    return repr(value)
+
+
+# --- dates and times ----------------------------------------------------------------------------
+
+_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
+_TIME = re.compile(r"(\d{2})[.:](\d{2})[.:](\d{2})")
+_TIMESTAMP = re.compile(
+    r"(\d{4})-(\d{2})-(\d{2})[- ](\d{2})[.:](\d{2})[.:](\d{2})(?:\.(\d{1,12}))?"
+    r"(?:\s*([+-]\d{2}):?(\d{2}))?"
+)
+
+
+def date_text(value: str) -> str:
+    """Character DATE 'YYYY-MM-DD' -> 'YYYY-MM-DD' (validated)."""
+    match = _DATE.fullmatch(value.strip())
+    if not match:
+        raise DecodeError(f"DATE {value!r} is not YYYY-MM-DD")
+    stamp = f"{match[1]}-{match[2]}-{match[3]}"
+    _check_date_time(stamp + " 00:00:00")
+    return stamp
+
+
+def time_text(value: str) -> str:
+    """Character TIME 'HH.MM.SS' (or 'HH:MM:SS') -> 'HH:MM:SS'."""
+    match = _TIME.fullmatch(value.strip())
+    if not match:
+        raise DecodeError(f"TIME {value!r} is not HH.MM.SS")
+    clock = f"{match[1]}:{match[2]}:{match[3]}"
+    _check_date_time("2000-01-01 " + clock)
+    return clock
+
+
+def timestamp_text(value: str) -> str:
+    """Character timestamp 'YYYY-MM-DD-HH.MM.SS.ffffff[+HH:MM]' -> 'YYYY-MM-DD HH:MM:SS.ffffff[+HH:MM]'.
+
+    The fraction is kept as logged (its digits, not padded or cut); ':' separators accepted.
+    """
+    match = _TIMESTAMP.fullmatch(value.strip())
+    if not match:
+        raise DecodeError(f"TIMESTAMP {value!r} is not YYYY-MM-DD-HH.MM.SS[.ffffff]")
+    stamp = f"{match[1]}-{match[2]}-{match[3]} {match[4]}:{match[5]}:{match[6]}"
+    _check_date_time(stamp)
+    if match[7] is not None:
+        stamp += "." + match[7]
+    if match[8] is not None:
+        stamp += f"{match[8]}:{match[9]}"
+    return stamp
+
+
+def timestamp_parts_text(
+    year: int, month: int, day: int, hour: int, minute: int, second: int, fraction: str = ""
+) -> str:
+    """Render timestamp parts (already decoded from a binary form) as the marts show them."""
+    stamp = f"{year:04d}-{month:02d}-{day:02d} {hour:02d}:{minute:02d}:{second:02d}"
+    _check_date_time(stamp)
+    return f"{stamp}.{fraction}" if fraction else stamp
