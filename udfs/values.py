@@ -396,3 +396,68 @@ def decfloat_dpd(raw: bytes, byteorder: str = "big") -> str:
     for i in reversed(range(declets)):
         coefficient = coefficient * 1000 + _DPD_DECLETS[(word >> (10 * i)) & 0x3FF]
     return str(decimal.Decimal((sign, tuple(int(c) for c in str(coefficient)), exponent - bias)))
+
+
+# --- solidDB: 11-byte date/time and DFLOAT decimal text -----------------------------------------
+
+# u16 year, u8 month, day, hour, minute, second, u32 fraction, all MSB first. The fraction is read
+# as nanoseconds (ODBC's SQL_TIMESTAMP_STRUCT unit) and a TIMESTAMP always shows all 9 digits:
+# the precision the log holds, "as logged".
+_DATETIME11 = struct.Struct(">HBBBBBI")
+DATETIME11_FRACTION_DIGITS = 9
+
+
+def datetime11_parts(raw: bytes) -> tuple[int, int, int, int, int, int, int]:
+    """solidDB 11-byte date/time -> (year, month, day, hour, minute, second, nanoseconds)."""
+    if len(raw) != _DATETIME11.size:
+        raise DecodeError(f"a solidDB date/time value is 11 bytes, got {len(raw)}")
+    parts = _DATETIME11.unpack(raw)
+    if parts[0] > 9999:
+        raise DecodeError(f"year {parts[0]} is out of range (0-9999)")
+    if parts[6] >= 10**DATETIME11_FRACTION_DIGITS:
+        raise DecodeError(f"fraction {parts[6]} is not below 10**9 nanoseconds")
+    return parts
+
+
+def datetime11_text(raw: bytes, sql_type: str) -> str:
+    """Render an 11-byte value of a DATE, TIME or TIMESTAMP column as the marts show it.
+
+    DATE uses bytes 0-3 and TIME bytes 4-6 (the other bytes are not checked);
+    TIMESTAMP -> ``YYYY-MM-DD HH:MM:SS.fffffffff``.
+    """
+    year, month, day, hour, minute, second, nanos = datetime11_parts(raw)
+    if sql_type == "DATE":
+        return date_text(f"{year:04d}-{month:02d}-{day:02d}")
+    if sql_type == "TIME":
+        return time_text(f"{hour:02d}:{minute:02d}:{second:02d}")
+    if sql_type == "TIMESTAMP":
+        fraction = f"{nanos:0{DATETIME11_FRACTION_DIGITS}d}"
+        return timestamp_parts_text(year, month, day, hour, minute, second, fraction)
+    raise DecodeError(f"{sql_type} is not a date/time type")
+
+
+_DECIMAL_TEXT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+_DECIMAL_TEXT_MAX_EXPONENT = 1000  # far beyond any SQL DECIMAL; keeps the text small
+
+
+def decimal_text(value: str, scale: int | None) -> str:
+    """Decimal text (solidDB DFLOAT: '52750.5', '-1E-2') as plain text with ``scale`` digits.
+
+    More non-zero fraction digits than ``scale`` is a DecodeError (never rounded away);
+    ``scale`` None keeps the digits as logged, in plain notation. '-0' renders as '0'.
+    """
+    cleaned = value.strip(" \x00")
+    if not _DECIMAL_TEXT.fullmatch(cleaned):
+        raise DecodeError(f"decimal text {value!r} is not a number")
+    number = decimal.Decimal(cleaned)
+    if abs(number.adjusted()) > _DECIMAL_TEXT_MAX_EXPONENT:
+        raise DecodeError(f"decimal text {value!r} is out of range")
+    if scale is not None:
+        quantum = decimal.Decimal(1).scaleb(-scale)
+        context = decimal.Context(prec=max(1, number.adjusted() + scale + 2), traps=[])
+        rounded = number.quantize(quantum, context=context)
+        if rounded != number:
+            raise DecodeError(f"decimal text {value!r} has more fraction digits than scale {scale}")
+        number = rounded
+    text_value = f"{number:f}"
+    return text_value[1:] if number.is_zero() and text_value.startswith("-") else text_value
