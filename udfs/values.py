@@ -275,7 +275,7 @@ def time_text(value: str) -> str:
 
 
 def timestamp_text(value: str) -> str:
-    """Character timestamp 'YYYY-MM-DD-HH.MM.SS.ffffff[+HH:MM]' -> 'YYYY-MM-DD HH:MM:SS.ffffff[+HH:MM]'.
+    """Character 'YYYY-MM-DD-HH.MM.SS.ffffff[+HH:MM]' -> 'YYYY-MM-DD HH:MM:SS.ffffff[+HH:MM]'.
 
     The fraction is kept as logged (its digits, not padded or cut); ':' separators accepted.
     """

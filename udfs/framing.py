@@ -1,0 +1,165 @@
+"""Record framing: cut a binary file into records, streaming, without holding the file.
+
+A *frame batch* is a chunk of the file and the start/length of each whole record in it; the
+decoders work on a batch at once (numpy over the chunk) and never copy records one by one.
+When the framing itself breaks (an RDW that cannot be one, a record running past the end of
+the file) the rest of the file cannot be cut reliably: it comes out as one
+:class:`FramingFailure`, which the readers quarantine with its reason.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+CHUNK_SIZE = 8 << 20
+# A quarantined tail larger than this keeps only its first bytes (the file stays the truth).
+MAX_QUARANTINED_BYTES = 1 << 20
+
+
+@dataclass(frozen=True)
+class FrameBatch:
+    """Whole records inside ``buffer``; ``starts``/``lengths`` index it, framing included."""
+
+    buffer: bytes
+    file_offset: int  # file offset of buffer[0]
+    starts: np.ndarray  # int64
+    lengths: np.ndarray  # int64
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+
+@dataclass(frozen=True)
+class FramingFailure:
+    """Bytes from ``offset`` to the end of the range that could not be framed, and why."""
+
+    offset: int
+    length: int
+    data: bytes
+    reason: str
+
+
+# A length reader looks at the bytes at ``pos`` and returns the record's whole length, or a
+# reason string when the bytes there cannot start a record. ``None`` = need more bytes.
+LengthReader = Callable[[bytes, int, int], "int | str | None"]
+
+
+def rdw_length(buf: bytes, pos: int, file_offset: int) -> int | str | None:
+    """z/OS RDW: u16 big-endian length including the 4-byte RDW, then two zero bytes."""
+    if pos + 4 > len(buf):
+        return None
+    length = buf[pos] << 8 | buf[pos + 1]
+    if buf[pos + 2] or buf[pos + 3]:
+        return (
+            f"no RDW at offset {file_offset}: bytes 2-3 of an RDW must be x'0000', found "
+            f"x'{buf[pos + 2]:02X}{buf[pos + 3]:02X}'; was the file transferred without RDWs? "
+            "Download it in binary with SITE RDW"
+        )
+    if length <= 4:
+        return f"RDW at offset {file_offset} gives record length {length}; an RDW counts itself (4)"
+    return length
+
+
+def frame_file(
+    path: str | os.PathLike,
+    length_reader: LengthReader,
+    start: int = 0,
+    end: int | None = None,
+    chunk_size: int = CHUNK_SIZE,
+) -> Iterator[FrameBatch | FramingFailure]:
+    """Yield batches of whole records between ``start`` and ``end`` (a record boundary or EOF).
+
+    Records must start before ``end``; ``end`` defaults to the file size. A failure ends the
+    iteration: the failure covers the rest of the range.
+    """
+    size = os.path.getsize(path)
+    end = size if end is None else min(end, size)
+    with open(path, "rb") as handle:
+        handle.seek(start)
+        carry = b""
+        offset = start  # file offset of carry[0]
+        while offset < end:
+            chunk = handle.read(chunk_size)
+            buf = carry + chunk if carry else chunk
+            at_eof = not chunk or handle.tell() >= size
+            starts, lengths, stop, failure = _cut(buf, offset, end, length_reader, at_eof)
+            if starts:
+                yield FrameBatch(
+                    buf, offset, np.asarray(starts, np.int64), np.asarray(lengths, np.int64)
+                )
+            if failure is not None:
+                yield _failure(handle, offset + stop, end, buf[stop:], failure)
+                return
+            if at_eof:
+                return
+            carry = buf[stop:]
+            offset += stop
+
+
+def _cut(
+    buf: bytes, file_offset: int, end: int, length_reader: LengthReader, at_eof: bool
+) -> tuple[list[int], list[int], int, str | None]:
+    """Cut whole records from ``buf``; return starts, lengths, where it stopped, and a failure."""
+    starts: list[int] = []
+    lengths: list[int] = []
+    pos = 0
+    limit = end - file_offset
+    size = len(buf)
+    while pos < limit:
+        length = length_reader(buf, pos, file_offset + pos)
+        if isinstance(length, str):
+            return starts, lengths, pos, length
+        if length is None or pos + length > size:
+            if at_eof:
+                have = size - pos
+                says = "" if length is None else f" says {length} bytes but"
+                return starts, lengths, pos, (
+                    f"record at offset {file_offset + pos}{says} the file ends after {have} "
+                    "bytes: the file is truncated; transfer it again"
+                )
+            break
+        starts.append(pos)
+        lengths.append(length)
+        pos += length
+    return starts, lengths, pos, None
+
+
+def _failure(handle, offset: int, end: int, have: bytes, reason: str) -> FramingFailure:
+    """The unframeable tail: up to MAX_QUARANTINED_BYTES of it, with its full length."""
+    length = end - offset
+    keep = min(length, MAX_QUARANTINED_BYTES)
+    data = have[:keep]
+    if len(data) < keep:
+        data += handle.read(keep - len(data))
+    if length > len(data):
+        reason += f" (quarantined bytes: the first {len(data)} of {length})"
+    return FramingFailure(offset, length, data, reason)
+
+
+def split_points(
+    path: str | os.PathLike, length_reader: LengthReader, target: int
+) -> list[tuple[int, int]]:
+    """Record-aligned (start, end) ranges of about ``target`` bytes, for parallel reading.
+
+    One sequential pass over the file's framing (no record is kept): a multi-GB file is split
+    on the driver in seconds, with flat memory.
+    """
+    size = os.path.getsize(path)
+    if size <= target:
+        return [(0, size)]
+    ranges: list[tuple[int, int]] = []
+    range_start = 0
+    for batch in frame_file(path, length_reader):
+        if isinstance(batch, FramingFailure):
+            break
+        record_offsets = batch.file_offset + batch.starts
+        for record_offset in record_offsets[::max(1, len(record_offsets) // 64)]:
+            if record_offset - range_start >= target:
+                ranges.append((range_start, int(record_offset)))
+                range_start = int(record_offset)
+    ranges.append((range_start, size))
+    return ranges
