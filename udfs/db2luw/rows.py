@@ -1,0 +1,715 @@
+"""Db2 LUW table layouts and formatted user data records (row images) as rendered values.
+
+A :class:`TableLayout` is built three ways: from an initialize-table record (128,
+:meth:`TableLayout.from_descriptors`), from a catalog export (:func:`read_catalog`), and by
+applying add/drop/alter column records (:meth:`TableLayout.apply`). :class:`LayoutBook` keeps
+every table's layouts by LSN so a row is decoded with the layout in force at its own LSN.
+:func:`decode_row` turns one "record header and data" (the bytes ``decode_record`` returns as
+``before_image`` / ``after_image``) into ``{column name: rendered text or None}`` plus, for each
+None, why (``none_sources``, after python-mysql-replication): ``'null'`` (the log said NULL),
+``'not_in_row'`` (the row was written before the column existed, or a long field lives outside
+the row), ``'out_of_row'`` (0x8000 varying-data descriptor), ``'lob_not_inline'``,
+``'system_default_unknown'``, ``'unsupported_type'`` or ``'undecodable: <why>'``.
+
+Values are rendered as ``../shared/specs/README.md`` "Value rendering" says. Interpretations
+(also in ``docs/db2luw.md``):
+
+* Record types: the spec's user-record rule (outer 0, 0x10, or the 0x04 bit) selects the outer
+  type; the *inner* type then says the format: bit 0x01 formatted user data, bit 0x02 VALUE
+  COMPRESSION, 0 internal meta data (not a user row; the real Db2 10.x insert in the specs README
+  is outer 0 / inner 1). An outer type with the 0x02 bit (and not 0x04) is the update (163) new
+  half whose after image is in the preceding insert: ``image_elsewhere``. Other outer types are
+  ``not_user_record``.
+* Without VALUE COMPRESSION the fixed section starts right after the 2-byte fixed length (byte 8
+  of the record header and data); column field offsets and variable-data offsets count from
+  there. A column whose fixed portion lies beyond the fixed length was added after the row was
+  written: ``not_in_row``.
+* VALUE COMPRESSION: interpretation 11 (offsets from the start of the offset array). An entry
+  with 0x8000 pointing at one byte is an attribute byte (0x01 NULL, 0x80 COMPRESSED SYSTEM
+  DEFAULT); pointing at 24 bytes of a varying column it is an out-of-row descriptor.
+* System defaults (rendered): 0 for numbers (with the scale), blanks for CHAR/GRAPHIC, '' for
+  varying strings and LOBs, zero bytes for BINARY, 'false' for BOOLEAN. A DATE/TIME/TIMESTAMP
+  system default is the insert's current date/time, which the log does not hold: None with
+  ``system_default_unknown``.
+* BOOLEAN renders 'true' / 'false' (the README does not say); byte 0x00 false, 0x01 true.
+* Descriptor lengths are bytes: GRAPHIC(n) has length 2n. The catalog's GRAPHIC/VARGRAPHIC/DBCLOB
+  LENGTH counts double-byte characters and is doubled.
+* GRAPHIC/VARGRAPHIC/DBCLOB are UTF-16 (CCSID 1200, big-endian by definition; a setting,
+  ``graphic_codec``, default ``utf-16-be``), CHAR/VARCHAR/CLOB use ``codec`` (default UTF-8).
+* DECFLOAT is IEEE 754-2008 decimal64/decimal128 with a DPD coefficient (Db2's encoding on every
+  platform), its 8/16 bytes in the server byte order, rendered as ``Decimal`` text.
+* Inline LOBs: 0x69 starts a 4-byte header (bytes 1-3 not interpreted) and the data follows;
+  a lone 0x80 is an empty LOB; anything else is a LOB descriptor (``lob_not_inline``).
+* Catalog layouts follow interpretation 12: columns in COLNO order, each its fixed portion then
+  its null byte when nullable. Added columns get the catalog's names by COLNO; without a
+  catalog, columns are named ``C1``..``Cn``.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import functools
+import struct
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from udfs.db2luw.records import FIELD_TYPES, NULL_FLAGS
+from udfs.errors import DecodeError
+from udfs.values import (
+    check_codec,
+    decfloat_dpd,
+    hex_upper,
+    ieee_float,
+    packed_date,
+    packed_decimal,
+    packed_time,
+    packed_timestamp,
+    render_float,
+    scaled_text,
+    text,
+)
+
+# --- field types -------------------------------------------------------------------------------
+
+SMALLINT, INTEGER, DECIMAL, DOUBLE, REAL, BIGINT, DECFLOAT64, DECFLOAT128 = 0, 1, 2, 3, 4, 5, 6, 7
+CHAR, VARCHAR, LONG_VARCHAR, DATE, TIME, TIMESTAMP = 0x100, 0x101, 0x104, 0x105, 0x106, 0x107
+BLOB, CLOB, STRUCT, BOOLEAN, BINARY, VARBINARY, XML = (
+    0x108,
+    0x109,
+    0x10D,
+    0x10F,
+    0x110,
+    0x111,
+    0x112,
+)
+GRAPHIC, VARGRAPHIC, LONG_VARGRAPHIC, DBCLOB = 0x200, 0x201, 0x202, 0x203
+
+VARYING_TYPES = frozenset(
+    (VARCHAR, LONG_VARCHAR, VARBINARY, BLOB, CLOB, VARGRAPHIC, LONG_VARGRAPHIC, DBCLOB, XML)
+)
+LOB_TYPES = frozenset((BLOB, CLOB, DBCLOB, STRUCT))
+_FIXED_WIDTHS = {SMALLINT: 2, INTEGER: 4, BIGINT: 8, REAL: 4, DOUBLE: 8, DECFLOAT64: 8,
+                 DECFLOAT128: 16, DATE: 4, TIME: 3, BOOLEAN: 1}  # fmt: skip
+VARYING_FIXED_WIDTH = 4  # offset + length (spec: "the fixed portion of all variable fields is 4")
+OUT_OF_ROW_DESCRIPTOR = 24
+
+# SYSCAT.COLUMNS TYPENAME -> field type. LENGTH is bytes except for the double-byte types.
+CATALOG_TYPES = {
+    "SMALLINT": SMALLINT, "INTEGER": INTEGER, "INT": INTEGER, "BIGINT": BIGINT,
+    "DECIMAL": DECIMAL, "NUMERIC": DECIMAL, "REAL": REAL, "DOUBLE": DOUBLE, "FLOAT": DOUBLE,
+    "DECFLOAT": DECFLOAT64, "CHARACTER": CHAR, "CHAR": CHAR, "VARCHAR": VARCHAR,
+    "LONG VARCHAR": LONG_VARCHAR, "DATE": DATE, "TIME": TIME, "TIMESTAMP": TIMESTAMP,
+    "BLOB": BLOB, "CLOB": CLOB, "BOOLEAN": BOOLEAN, "BINARY": BINARY, "VARBINARY": VARBINARY,
+    "XML": XML, "GRAPHIC": GRAPHIC, "VARGRAPHIC": VARGRAPHIC, "LONG VARGRAPHIC": LONG_VARGRAPHIC,
+    "DBCLOB": DBCLOB,
+}  # fmt: skip
+_DOUBLE_BYTE_TYPES = frozenset((GRAPHIC, VARGRAPHIC, LONG_VARGRAPHIC, DBCLOB))
+
+# --- layouts ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column as the row decoder needs it (a decoded column descriptor, plus its name)."""
+
+    name: str
+    field_type: int
+    length: int  # bytes: fixed width of fixed types, maximum length of varying ones
+    nullable: bool
+    field_offset: int
+    precision: int | None = None
+    scale: int | None = None
+    compress_system_default: bool = False
+    lob_length: int | None = None
+    lob_inline_length: int | None = None
+
+    @property
+    def type_name(self) -> str:
+        return FIELD_TYPES.get(self.field_type, f"UNKNOWN_{self.field_type:#06x}")
+
+    @property
+    def varying(self) -> bool:
+        return self.field_type in VARYING_TYPES
+
+    @property
+    def fixed_width(self) -> int:
+        """Bytes of the column's fixed portion (without its null byte)."""
+        return fixed_width(self.field_type, self.length, self.precision)
+
+    def signature(self) -> tuple:
+        """What identifies a column across ALTER records (descriptors carry no name)."""
+        return (self.field_type, self.length, self.precision, self.scale, self.nullable)
+
+
+def fixed_width(field_type: int, length: int, precision: int | None = None) -> int:
+    """Fixed-portion bytes of a field type: the spec's list after Table 17."""
+    if field_type in VARYING_TYPES or field_type in LOB_TYPES:
+        return VARYING_FIXED_WIDTH
+    if field_type == DECIMAL:
+        return ((precision if precision is not None else length) + 2) // 2
+    return _FIXED_WIDTHS.get(field_type, length)
+
+
+@dataclass(frozen=True)
+class TableLayout:
+    """A table's columns at one point of the log, and where the layout came from."""
+
+    columns: tuple[Column, ...]
+    table_space_identifier: int | None = None
+    table_identifier: int | None = None
+    schema: str | None = None
+    name: str | None = None
+    source: str = "initialize_table"  # 'initialize_table' | 'catalog' | 'alter'
+    names_from_catalog: bool = False
+    key_columns: tuple[str, ...] = ()
+    value_compression: bool | None = None
+
+    @property
+    def qualified_name(self) -> str:
+        if self.name is None:
+            return f"TBSPACEID={self.table_space_identifier},TABLEID={self.table_identifier}"
+        return f"{self.schema}.{self.name}" if self.schema else self.name
+
+    @classmethod
+    def from_descriptors(
+        cls, descriptors: Iterable[dict], names: list[str] | None = None, **attributes: Any
+    ) -> TableLayout:
+        """Build from decoded column descriptors (``decode_record(...)['new_columns']``)."""
+        names = names or []
+        columns = tuple(
+            _column_from_descriptor(d, names[i] if i < len(names) else f"C{i + 1}")
+            for i, d in enumerate(descriptors)
+        )
+        attributes.setdefault("names_from_catalog", bool(names))
+        return cls(columns=columns, **attributes)
+
+    def apply(self, record: dict, catalog_names: list[str] | None = None) -> TableLayout:
+        """The layout after an add/drop/alter column record (a ``decode_record`` dict).
+
+        Add/drop (102/104/169/170) log the whole new column array: names carry over by
+        matching descriptors in order; new columns take the catalog's name at their COLNO, or
+        ``C<n>``. Alter column attribute (113/115/116/119) replaces the column at ``column_id``
+        (read as the 0-based COLNO).
+        """
+        kind = record["kind"].removeprefix("undo_")
+        if kind in ("ddl_add_columns", "ddl_drop_columns"):
+            names = _carry_names(self.columns, record["new_columns"], catalog_names or [])
+            return dataclasses.replace(
+                self,
+                columns=tuple(
+                    _column_from_descriptor(d, n)
+                    for d, n in zip(record["new_columns"], names, strict=True)
+                ),
+                source="alter",
+            )
+        if kind == "ddl_alter_column":
+            at = record["column_id"]
+            if not 0 <= at < len(self.columns):
+                raise DecodeError(f"alter column attribute names column {at}; the table has "
+                                  f"{len(self.columns)}")  # fmt: skip
+            new = _column_from_descriptor(record["new_columns"][0], self.columns[at].name)
+            columns = (*self.columns[:at], new, *self.columns[at + 1 :])
+            return dataclasses.replace(self, columns=columns, source="alter")
+        raise DecodeError(f"a {record['kind']} record does not change a table layout")
+
+
+def _column_from_descriptor(d: dict, name: str) -> Column:
+    field_type = d["field_type"]
+    length = d["length"]
+    if field_type == DECIMAL:
+        length = fixed_width(DECIMAL, 0, d["precision"])
+    return Column(
+        name=name,
+        field_type=field_type,
+        length=length,
+        nullable=bool(d["nullable"]),
+        field_offset=d["field_offset"],
+        precision=d.get("precision"),
+        scale=d.get("scale"),
+        compress_system_default=bool(d.get("compress_system_default")),
+        lob_length=d.get("lob_length"),
+        lob_inline_length=d.get("lob_inline_length"),
+    )
+
+
+def _carry_names(old: tuple[Column, ...], new: list[dict], catalog: list[str]) -> list[str]:
+    """Names for a new column array: old names where descriptors match in order."""
+    new_columns = [_column_from_descriptor(d, "") for d in new]
+    names, i = [], 0
+    for j, column in enumerate(new_columns):
+        # skip old columns that are gone (drop) until one matches this new column
+        k = i
+        while k < len(old) and old[k].signature() != column.signature():
+            k += 1
+        if k < len(old):
+            names.append(old[k].name)
+            i = k + 1
+        else:
+            names.append(catalog[j] if j < len(catalog) else f"C{j + 1}")
+    return names
+
+
+# --- catalog export -----------------------------------------------------------------------------
+
+
+def read_catalog(catalog_dir: Path) -> dict[tuple[int, int], TableLayout]:
+    """Layouts of every table in ``tables.csv`` + ``columns.csv`` (header rows), by
+    (TBSPACEID, TABLEID). Offsets by interpretation 12 (COLNO order, fixed portion then null
+    byte)."""
+    tables = _read_csv(catalog_dir / "tables.csv", ("TABSCHEMA", "TABNAME", "TBSPACEID", "TABLEID"))
+    columns = _read_csv(
+        catalog_dir / "columns.csv",
+        ("TABSCHEMA", "TABNAME", "COLNAME", "COLNO", "TYPENAME", "LENGTH", "SCALE", "NULLS"),
+    )
+    by_table: dict[tuple[str, str], list[dict]] = {}
+    for row in columns:
+        by_table.setdefault((row["TABSCHEMA"].strip(), row["TABNAME"].strip()), []).append(row)
+    layouts = {}
+    for row in tables:
+        schema, name = row["TABSCHEMA"].strip(), row["TABNAME"].strip()
+        rows = sorted(by_table.get((schema, name), []), key=lambda r: int(r["COLNO"]))
+        key = (_int(row, "TBSPACEID"), _int(row, "TABLEID"))
+        layouts[key] = catalog_layout(schema, name, key, rows, row.get("COMPRESSION"))
+    return layouts
+
+
+def catalog_layout(
+    schema: str, name: str, ids: tuple[int, int], rows: list[dict], compression: str | None
+) -> TableLayout:
+    """One table's layout from its SYSCAT.COLUMNS rows (already in COLNO order)."""
+    columns, offset = [], 0
+    for row in rows:
+        column = _catalog_column(row, offset)
+        columns.append(column)
+        offset += column.fixed_width + (1 if column.nullable else 0)
+    keyed = [
+        (int(r["KEYSEQ"]), r["COLNAME"].rstrip()) for r in rows if (r.get("KEYSEQ") or "").strip()
+    ]
+    return TableLayout(
+        columns=tuple(columns),
+        table_space_identifier=ids[0],
+        table_identifier=ids[1],
+        schema=schema,
+        name=name,
+        source="catalog",
+        names_from_catalog=True,
+        key_columns=tuple(n for _, n in sorted(keyed)),
+        value_compression=None if compression is None else compression.strip() in ("V", "B"),
+    )
+
+
+def _catalog_column(row: dict, offset: int) -> Column:
+    """Type-name -> field type and length mapping (documented in docs/db2luw.md)."""
+    type_name = row["TYPENAME"].strip().upper()
+    field_type = CATALOG_TYPES.get(type_name)
+    if field_type is None:
+        raise DecodeError(f"catalog type {type_name!r} of column {row['COLNAME']!r} is not known")
+    length, scale = _int(row, "LENGTH"), _int(row, "SCALE", 0)
+    precision = None
+    if field_type == DECFLOAT64 and length == 16:
+        field_type = DECFLOAT128
+    elif field_type == DOUBLE and length == 4:
+        field_type = REAL
+    elif field_type in _DOUBLE_BYTE_TYPES:
+        length *= 2
+    elif field_type == DECIMAL:
+        precision, length = length, fixed_width(DECIMAL, 0, length)
+    elif field_type == TIMESTAMP:
+        length = 7 + (scale + 1) // 2
+    return Column(
+        name=row["COLNAME"].rstrip(),
+        field_type=field_type,
+        length=length,
+        nullable=row["NULLS"].strip().upper() == "Y",
+        field_offset=offset,
+        precision=precision,
+        scale=scale if field_type == DECIMAL else None,
+        compress_system_default=(row.get("COMPRESS") or "").strip().upper() == "S",
+        lob_inline_length=_int(row, "INLINE_LENGTH", 0) if field_type in LOB_TYPES else None,
+    )
+
+
+def _read_csv(path: Path, required: tuple[str, ...]) -> list[dict]:
+    try:
+        with path.open(newline="", encoding="utf-8") as handle:
+            reader = csv.DictReader(handle)
+            fields = {name.strip().upper() for name in reader.fieldnames or ()}
+            missing = [name for name in required if name not in fields]
+            if missing:
+                raise DecodeError(f"{path.name} has no {', '.join(missing)} column(s): export it "
+                                  "with a header row (see docs/db2luw.md)")  # fmt: skip
+            return [{k.strip().upper(): (v or "") for k, v in row.items()} for row in reader]
+    except OSError as exc:
+        raise DecodeError(f"cannot read catalog file {path}: {exc.strerror}")
+
+
+def _int(row: dict, name: str, default: int | None = None) -> int:
+    value = (row.get(name) or "").strip()
+    if not value:
+        if default is None:
+            raise DecodeError(f"catalog column {name} is empty")
+        return default
+    try:
+        return int(value)
+    except ValueError:
+        raise DecodeError(f"catalog column {name} value {value!r} is not a number")
+
+
+# --- layouts by LSN -----------------------------------------------------------------------------
+
+LAYOUT_KINDS = frozenset(
+    ("ddl_initialize_table", "ddl_add_columns", "ddl_drop_columns", "ddl_alter_column",
+     "undo_ddl_add_columns", "undo_ddl_drop_columns", "undo_ddl_alter_column")
+)  # fmt: skip
+
+
+class LayoutBook:
+    """Every table's layout by LSN: initialize-table or catalog first, then ALTER records.
+
+    Feed :meth:`observe` the decoded records in log order; :meth:`at` gives the layout in force
+    at an LSN. The catalog is the state at export time (the end of the capture), so before the
+    first ALTER of a table its *old* column array is the layout, named from the catalog.
+    """
+
+    def __init__(self, catalog: dict[tuple[int, int], TableLayout] | None = None):
+        self.catalog = dict(catalog or {})
+        self._versions: dict[tuple[int, int], list[tuple[int, TableLayout]]] = {}
+
+    def observe(self, record: dict) -> None:
+        """Take a ``decode_record`` dict; only layout records change anything."""
+        kind = record.get("kind")
+        if kind not in LAYOUT_KINDS:
+            return
+        key = (record["table_space_identifier"], record["table_identifier"])
+        base = self.catalog.get(key)
+        names = [c.name for c in base.columns] if base else []
+        attributes = _identity(base, key)
+        versions = self._versions.setdefault(key, [])
+        if kind == "ddl_initialize_table":
+            layout = TableLayout.from_descriptors(record["new_columns"], names, **attributes)
+            versions.append((record["lsn"], layout))
+            return
+        if not versions:
+            versions.append((-1, self._before_first_alter(record, base, names, attributes)))
+        versions.append((record["lsn"], versions[-1][1].apply(record, names)))
+
+    @staticmethod
+    def _before_first_alter(record: dict, base, names, attributes) -> TableLayout:
+        if record.get("old_columns") and "alter_column" not in record["kind"]:
+            return TableLayout.from_descriptors(
+                record["old_columns"], names[: len(record["old_columns"])], source="alter",
+                **attributes,
+            )  # fmt: skip
+        if base is None:
+            raise DecodeError(
+                f"{record['kind']} on table {record['table_space_identifier']}/"
+                f"{record['table_identifier']} with no earlier layout and no catalog entry"
+            )
+        return base
+
+    def at(self, table_space: int, table: int, lsn: int) -> TableLayout | None:
+        """The layout in force at ``lsn``, or None when nothing describes the table."""
+        versions = self._versions.get((table_space, table))
+        if not versions:
+            return self.catalog.get((table_space, table))
+        chosen = None
+        for start, layout in versions:
+            if start > lsn:
+                break
+            chosen = layout
+        return chosen if chosen is not None else self.catalog.get((table_space, table))
+
+
+def _identity(base: TableLayout | None, key: tuple[int, int]) -> dict:
+    if base is None:
+        return {"table_space_identifier": key[0], "table_identifier": key[1]}
+    return {
+        "table_space_identifier": key[0],
+        "table_identifier": key[1],
+        "schema": base.schema,
+        "name": base.name,
+        "key_columns": base.key_columns,
+        "value_compression": base.value_compression,
+    }
+
+
+# --- row decoding -------------------------------------------------------------------------------
+
+USER_ROW, INTERNAL, IMAGE_ELSEWHERE, NOT_USER_RECORD = (
+    "user_row", "internal", "image_elsewhere", "not_user_record"
+)  # fmt: skip
+
+
+class DecodedRow(NamedTuple):
+    """A decoded row image: values by column name and, for each None value, why."""
+
+    values: dict[str, str | None]
+    none_sources: dict[str, str]
+    record_kind: str  # user_row | internal | image_elsewhere | not_user_record
+    record_type: int  # the outer record type
+    format: str | None  # 'formatted' | 'value_compression' (user rows)
+
+
+def decode_row(
+    record_header_and_data: bytes,
+    layout: TableLayout,
+    byteorder: str = "little",
+    *,
+    codec: str = "utf-8",
+    graphic_codec: str = "utf-16-be",
+) -> DecodedRow:
+    """Decode one record header + data with ``layout`` (see the module docstring)."""
+    data = record_header_and_data
+    if len(data) < 4:
+        raise DecodeError(f"row image of {len(data)} bytes has no 4-byte record header")
+    outer = data[0]
+    length = int.from_bytes(data[2:4], byteorder)
+    if length != len(data):
+        raise DecodeError(f"row record header says {length} bytes, the image has {len(data)}")
+    if not (outer in (0x00, 0x10) or outer & 0x04):
+        kind = IMAGE_ELSEWHERE if outer & 0x02 else NOT_USER_RECORD
+        return DecodedRow({}, {}, kind, outer, None)
+    if len(data) < 5 or not data[4] & 0x03:
+        return DecodedRow({}, {}, INTERNAL, outer, None)
+    if len(data) < 8:
+        raise DecodeError(f"user row image of {len(data)} bytes is cut inside its 8-byte header")
+    plan = _plan(layout, byteorder, check_codec(codec), check_codec(graphic_codec))
+    if data[4] & 0x01:
+        values, reasons = _formatted(data, plan, byteorder)
+        return DecodedRow(values, reasons, USER_ROW, outer, "formatted")
+    values, reasons = _value_compressed(data, plan, byteorder)
+    return DecodedRow(values, reasons, USER_ROW, outer, "value_compression")
+
+
+class _Reason(Exception):
+    """A value that decodes to None, and why (internal control flow of the value decoders)."""
+
+    def __init__(self, reason: str):
+        self.reason = reason
+
+
+class _ColumnPlan(NamedTuple):
+    column: Column
+    decode: Callable[[bytes], str]  # value bytes -> rendered text (may raise _Reason)
+    default: Callable[[], str]  # the rendered system default (may raise _Reason)
+
+
+@functools.lru_cache(maxsize=256)
+def _plan(layout: TableLayout, byteorder: str, codec: str, graphic: str) -> tuple[_ColumnPlan, ...]:
+    """Per-column decoders chosen once per layout and settings."""
+    return tuple(
+        _ColumnPlan(c, _value_decoder(c, byteorder, codec, graphic), _default_renderer(c))
+        for c in layout.columns
+    )
+
+
+def _formatted(data: bytes, plan: tuple[_ColumnPlan, ...], byteorder: str) -> tuple[dict, dict]:
+    fixed_length = int.from_bytes(data[6:8], byteorder)
+    if 8 + fixed_length > len(data):
+        raise DecodeError(f"fixed section of {fixed_length} bytes runs past the {len(data)}-byte "
+                          "row")  # fmt: skip
+    values: dict[str, str | None] = {}
+    reasons: dict[str, str] = {}
+    for entry in plan:
+        column = entry.column
+        start = 8 + column.field_offset
+        end = start + column.fixed_width
+        if end + (1 if column.nullable else 0) > 8 + fixed_length:
+            values[column.name], reasons[column.name] = None, "not_in_row"
+            continue
+        if column.nullable and _is_null(data[end], column):
+            values[column.name], reasons[column.name] = None, "null"
+            continue
+        raw = data[start:end]
+        if column.varying or column.field_type in LOB_TYPES:
+            raw = _variable_data(data, raw, column, byteorder)
+        _decode_into(entry, raw, values, reasons)
+    return values, reasons
+
+
+def _is_null(null_byte: int, column: Column) -> bool:
+    if null_byte not in (0x00, 0x01):
+        raise DecodeError(f"null byte of column {column.name} is 0x{null_byte:02X}, not 00/01")
+    return null_byte == 0x01
+
+
+def _variable_data(data: bytes, fixed: bytes, column: Column, byteorder: str) -> bytes | None:
+    """Follow a varying field's (offset, length) from the fixed section; None if out of row."""
+    offset = int.from_bytes(fixed[0:2], byteorder)
+    length = int.from_bytes(fixed[2:4], byteorder)
+    if offset & 0x8000:
+        return None
+    start = 8 + offset
+    if start + length > len(data):
+        raise DecodeError(f"column {column.name}: variable data at {offset} length {length} runs "
+                          f"past the {len(data)}-byte row")  # fmt: skip
+    return data[start : start + length]
+
+
+def _value_compressed(
+    data: bytes, plan: tuple[_ColumnPlan, ...], byteorder: str
+) -> tuple[dict, dict]:
+    count = int.from_bytes(data[6:8], byteorder)
+    base = 8  # interpretation 11: offsets count from the start of the offset array
+    if base + 2 * (count + 1) > len(data):
+        raise DecodeError(f"offset array of {count + 1} entries runs past the {len(data)}-byte row")
+    if count > len(plan):
+        raise DecodeError(f"row holds {count} columns, the table layout has {len(plan)}")
+    offsets = struct.unpack_from(
+        ("<" if byteorder == "little" else ">") + "H" * (count + 1), data, base
+    )
+    values: dict[str, str | None] = {}
+    reasons: dict[str, str] = {}
+    for i, entry in enumerate(plan):
+        column = entry.column
+        if i >= count:
+            values[column.name], reasons[column.name] = None, "not_in_row"
+            continue
+        start, end = base + (offsets[i] & 0x7FFF), base + (offsets[i + 1] & 0x7FFF)
+        if not start <= end <= len(data):
+            raise DecodeError(f"column {column.name}: data {start}..{end} is outside the "
+                              f"{len(data)}-byte row")  # fmt: skip
+        raw = data[start:end]
+        if offsets[i] & 0x8000:
+            _attribute(entry, raw, values, reasons)
+        else:
+            _decode_into(entry, raw, values, reasons)
+    return values, reasons
+
+
+def _attribute(entry: _ColumnPlan, raw: bytes, values: dict, reasons: dict) -> None:
+    """A 0x8000 offset: attribute byte (NULL / system default) or out-of-row descriptor."""
+    name = entry.column.name
+    if len(raw) == 1 and raw[0] == 0x01:
+        values[name], reasons[name] = None, "null"
+    elif len(raw) == 1 and raw[0] == 0x80:
+        try:
+            values[name] = entry.default()
+        except _Reason as why:
+            values[name], reasons[name] = None, why.reason
+    elif len(raw) == OUT_OF_ROW_DESCRIPTOR and entry.column.varying:
+        values[name], reasons[name] = None, "out_of_row"
+    else:
+        raise DecodeError(f"column {name}: 0x8000 entry points at {raw.hex().upper()}, neither an "
+                          "attribute byte (01/80) nor a 24-byte out-of-row descriptor")  # fmt: skip
+
+
+def _decode_into(entry: _ColumnPlan, raw: bytes | None, values: dict, reasons: dict) -> None:
+    name = entry.column.name
+    if raw is None:
+        values[name], reasons[name] = None, "out_of_row"
+        return
+    try:
+        values[name] = entry.decode(raw)
+    except _Reason as why:
+        values[name], reasons[name] = None, why.reason
+    except DecodeError as exc:
+        values[name], reasons[name] = None, f"undecodable: {exc.reason}"
+
+
+# --- value decoders -----------------------------------------------------------------------------
+
+
+def _value_decoder(column: Column, byteorder: str, codec: str, graphic: str) -> Callable:
+    t = column.field_type
+    if t in (SMALLINT, INTEGER, BIGINT):
+        return functools.partial(_integer, width=column.fixed_width, byteorder=byteorder)
+    if t == DECIMAL:
+        return functools.partial(_decimal, scale=column.scale or 0)
+    if t in (REAL, DOUBLE):
+        return functools.partial(_float, width=column.fixed_width, byteorder=byteorder)
+    if t in (DECFLOAT64, DECFLOAT128):
+        return functools.partial(decfloat_dpd, byteorder=byteorder)
+    if t in (CHAR, VARCHAR):
+        return functools.partial(text, codec=codec)
+    if t in (GRAPHIC, VARGRAPHIC):
+        return functools.partial(text, codec=graphic)
+    if t in (BINARY, VARBINARY):
+        return hex_upper
+    if t == DATE:
+        return packed_date
+    if t == TIME:
+        return packed_time
+    if t == TIMESTAMP:
+        return packed_timestamp
+    if t == BOOLEAN:
+        return _boolean
+    if t == CLOB:
+        return functools.partial(_inline_lob, render=functools.partial(text, codec=codec))
+    if t == DBCLOB:
+        return functools.partial(_inline_lob, render=functools.partial(text, codec=graphic))
+    if t == BLOB:
+        return functools.partial(_inline_lob, render=hex_upper)
+    if t in (LONG_VARCHAR, LONG_VARGRAPHIC):
+        return functools.partial(_no_value, reason="not_in_row")  # long field object, not row
+    return functools.partial(_no_value, reason="unsupported_type")  # XML, STRUCT, unknown
+
+
+def _integer(raw: bytes, width: int, byteorder: str) -> str:
+    if len(raw) != width:
+        raise DecodeError(f"a {width}-byte integer field has {len(raw)} bytes")
+    return str(int.from_bytes(raw, byteorder, signed=True))
+
+
+def _decimal(raw: bytes, scale: int) -> str:
+    return packed_decimal(raw, scale)
+
+
+def _float(raw: bytes, width: int, byteorder: str) -> str:
+    if len(raw) != width:
+        raise DecodeError(f"a {width}-byte float field has {len(raw)} bytes")
+    return render_float(ieee_float(raw, byteorder), single=width == 4)
+
+
+def _boolean(raw: bytes) -> str:
+    if raw == b"\x00":
+        return "false"
+    if raw == b"\x01":
+        return "true"
+    raise DecodeError(f"BOOLEAN byte(s) {raw.hex().upper()} are not 00/01")
+
+
+def _inline_lob(raw: bytes, render: Callable[[bytes], str]) -> str:
+    if raw[:1] == b"\x69":
+        return render(raw[4:])
+    if raw == b"\x80":
+        return render(b"")
+    raise _Reason("lob_not_inline")
+
+
+def _no_value(raw: bytes, reason: str) -> str:
+    raise _Reason(reason)
+
+
+def _default_renderer(column: Column) -> Callable[[], str]:
+    """The rendered system default of a column (COMPRESSED SYSTEM DEFAULT attribute)."""
+    t = column.field_type
+    if t in (SMALLINT, INTEGER, BIGINT, DECFLOAT64, DECFLOAT128):
+        value = "0"
+    elif t == DECIMAL:
+        value = scaled_text(0, column.scale or 0)
+    elif t in (REAL, DOUBLE):
+        value = "0.0"
+    elif t == CHAR:
+        value = " " * column.length
+    elif t == GRAPHIC:
+        value = " " * (column.length // 2)
+    elif t == BINARY:
+        value = "00" * column.length
+    elif t == BOOLEAN:
+        value = "false"
+    elif t in (DATE, TIME, TIMESTAMP):
+        return functools.partial(_no_value, b"", "system_default_unknown")
+    elif t in VARYING_TYPES:
+        value = ""
+    else:
+        return functools.partial(_no_value, b"", "unsupported_type")
+    return lambda: value
+
+
+def null_flag_names(null_flag: int) -> list[str]:
+    """The named bits of a column descriptor's null flag."""
+    return [name for name, bit in NULL_FLAGS.items() if null_flag & bit]
