@@ -1,0 +1,124 @@
+-- Every Log Master record that could not be decoded, one row per record, with the stage that
+-- rejected it and the reason: the header (framing, layout), segment reassembly, an unknown
+-- change type, or the row images.
+with
+
+control_records as (
+    select * from {{ ref('stg_logmaster__control_records') }}
+),
+
+data_records as (
+    select * from {{ ref('stg_logmaster__lldf') }}
+),
+
+reassembled as (
+    select * from {{ ref('int_logmaster_changes_reassembled') }}
+),
+
+row_images as (
+    select * from {{ ref('int_logmaster_row_images_decoded') }}
+),
+
+change_types as (
+    select * from {{ ref('logmaster_change_types') }}
+),
+
+undecoded_control as (
+    select
+        source_file,
+        raw_offset,
+        coalesce(record_type, 'control record') as record_type,
+        'decode' as stage,
+        decode_error as reason
+    from control_records
+    where not is_decoded
+),
+
+undecoded_data as (
+    select
+        source_file,
+        raw_offset,
+        'LLDF' as record_type,
+        'decode' as stage,
+        decode_error as reason
+    from data_records
+    where not is_decoded
+),
+
+change_failures as (
+    select
+        reassembled.raw_records,
+        concat('LLDF ', reassembled.change_type) as record_type,
+        case
+            when reassembled.reassembly_error is not null then 'segments'
+            else 'change_type'
+        end as stage,
+        coalesce(
+            reassembled.reassembly_error,
+            concat(
+                'CHANGE TYPE ''', reassembled.change_type,
+                ''' is not one logmart knows; see seeds/logmaster_change_types.csv'
+            )
+        ) as reason
+    from reassembled
+    left join change_types
+        on reassembled.change_type = change_types.change_type
+    where reassembled.reassembly_error is not null or change_types.change_type is null
+),
+
+image_failures as (
+    select
+        raw_records,
+        concat('LLDF ', change_type) as record_type,
+        'row_image' as stage,
+        decode_error as reason
+    from row_images
+    where decode_error is not null
+),
+
+exploded_failures as (
+    select
+        failed_record.source_file,
+        failed_record.raw_offset,
+        failures.record_type,
+        failures.stage,
+        failures.reason
+    from (
+        select * from change_failures
+        union all
+        select * from image_failures
+    ) as failures
+    lateral view explode(failures.raw_records) exploded as failed_record
+),
+
+all_failures as (
+    select * from undecoded_control
+    union all
+    select * from undecoded_data
+    union all
+    select * from exploded_failures
+),
+
+with_bytes as (
+    select
+        'db2zos' as source_system,
+        coalesce(data_records.capture, control_records.capture) as capture,
+        all_failures.source_file,
+        all_failures.raw_offset,
+        coalesce(data_records.record_length, control_records.record_length) as record_length,
+        coalesce(data_records.record_bytes, control_records.record_bytes) as record_bytes,
+        all_failures.record_type,
+        all_failures.stage,
+        all_failures.reason
+    from all_failures
+    left join data_records
+        on
+            all_failures.source_file = data_records.source_file
+            and all_failures.raw_offset = data_records.raw_offset
+    left join control_records
+        on
+            all_failures.source_file = control_records.source_file
+            and all_failures.raw_offset = control_records.raw_offset
+)
+
+select * from with_bytes

@@ -1,0 +1,74 @@
+-- Every reassembled row change with its table version and its row images decoded by the
+-- registered UDF logmart_logmaster_row_images (values in column order, zipped here with the
+-- column names). decode_error says why a change could not be decoded.
+with
+
+changes as (
+    select changes.*
+    from {{ ref('int_logmaster_changes_reassembled') }} as changes
+    inner join {{ ref('logmaster_change_types') }} as change_types
+        on changes.change_type = change_types.change_type
+    where changes.reassembly_error is null and change_types.is_row_change
+),
+
+layouts as (
+    select * from {{ ref('int_logmaster_table_layouts') }}
+),
+
+versions as (
+    -- The table version in force at the change: created before it, not dropped before it
+    -- (positions are RBAs, or LRSNs in data sharing; all zeros = not recorded).
+    select
+        changes.*,
+        layouts.table_schema,
+        layouts.table_name,
+        layouts.column_names,
+        layouts.key_columns,
+        layouts.layout_json,
+        row_number() over (
+            partition by changes.raw_file, changes.raw_offset
+            order by layouts.sequencenumber desc
+        ) as version_rank
+    from changes
+    left join layouts
+        on
+            changes.capture = layouts.capture
+            and changes.dbid = layouts.dbid
+            and changes.tbobid = layouts.tbobid
+            and (
+                {{ is_zero_position('layouts.createrba') }}
+                or layouts.createrba
+                <= case when changes.memberid > 0 then changes.loglrsn else changes.logrba end
+            )
+            and (
+                {{ is_zero_position('layouts.droprba') }}
+                or layouts.droprba
+                > case when changes.memberid > 0 then changes.loglrsn else changes.logrba end
+            )
+),
+
+decoded as (
+    select
+        *,
+        logmart_logmaster_row_images(data, change_type, layout_json) as images
+    from versions
+    where version_rank = 1
+),
+
+zipped as (
+    select
+        * except (images, version_rank),
+        case
+            when images.before_values is not null
+                then map_from_arrays(column_names, images.before_values)
+        end as before_image,
+        case
+            when images.after_values is not null
+                then map_from_arrays(column_names, images.after_values)
+        end as after_image,
+        images.warnings as decode_warnings,
+        images.error as decode_error
+    from decoded
+)
+
+select * from zipped

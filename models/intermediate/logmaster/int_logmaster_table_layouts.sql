@@ -1,0 +1,116 @@
+-- One row per table version of an extract (DTBI) with its row image layout (DLCI): full
+-- names (README interpretation 9), column names and key columns in order, and the layout
+-- JSON the row image decoder reads.
+with
+
+tables as (
+    select * from {{ ref('stg_logmaster__dtbi') }}
+),
+
+table_columns as (
+    select * from {{ ref('stg_logmaster__dlci') }}
+),
+
+code_pages as (
+    select
+        capture,
+        min(ebcdicsbcsccsid) as ebcdic_ccsid
+    from {{ ref('stg_logmaster__xtyp') }}
+    group by capture
+),
+
+column_lists as (
+    select
+        capture,
+        dbid,
+        tbobid,
+        sequencenumber,
+        array_sort(
+            collect_list(
+                named_struct(
+                    'num', llcolumnnum,
+                    'name', columnname,
+                    'type', llcolumntype,
+                    'len', llcolumnlen,
+                    'scale', llscale,
+                    'nulls', llnulls,
+                    'subtype', llcolumnsubtype,
+                    'pos', llcolumnpos,
+                    'keyseq', keyseq
+                )
+            )
+        ) as layout_columns
+    from table_columns
+    group by capture, dbid, tbobid, sequencenumber
+),
+
+layouts as (
+    select
+        tables.capture,
+        tables.dbid,
+        tables.psid,
+        tables.tbobid,
+        tables.sequencenumber,
+        tables.createrba,
+        tables.droprba,
+        tables.shortowner,
+        tables.shortname,
+        tables.encodingscheme,
+        tables.lobsincluded,
+        case
+            when tables.has_untranslatable_owner and tables.unitableowner != ''
+                then tables.unitableowner
+            else tables.tableowner
+        end as table_schema,
+        case
+            when tables.has_untranslatable_name and tables.unitablename != ''
+                then tables.unitablename
+            else tables.tablename
+        end as table_name,
+        transform(column_lists.layout_columns, c -> c.name) as column_names,
+        transform(
+            array_sort(
+                transform(
+                    filter(column_lists.layout_columns, c -> c.keyseq > 0),
+                    c -> named_struct('keyseq', c.keyseq, 'name', c.name)
+                )
+            ),
+            k -> k.name
+        ) as key_columns,
+        case
+            when size(column_lists.layout_columns) > 0
+                then to_json(
+                    named_struct(
+                        'encoding', tables.encodingscheme,
+                        'ebcdic_ccsid', code_pages.ebcdic_ccsid,
+                        'ebcdic_codepage', '{{ var("logmaster_ebcdic_codepage") }}',
+                        'ascii_codepage', '{{ var("logmaster_ascii_codepage") }}',
+                        'float_format', '{{ var("logmaster_float_format") }}',
+                        'lobs_included', tables.lobsincluded,
+                        'columns', transform(
+                            column_lists.layout_columns,
+                            c -> named_struct(
+                                'num', c.num,
+                                'type', c.type,
+                                'len', c.len,
+                                'scale', c.scale,
+                                'nulls', c.nulls,
+                                'subtype', c.subtype,
+                                'pos', c.pos
+                            )
+                        )
+                    )
+                )
+        end as layout_json
+    from tables
+    left join column_lists
+        on
+            tables.capture = column_lists.capture
+            and tables.dbid = column_lists.dbid
+            and tables.tbobid = column_lists.tbobid
+            and tables.sequencenumber = column_lists.sequencenumber
+    left join code_pages
+        on tables.capture = code_pages.capture
+)
+
+select * from layouts

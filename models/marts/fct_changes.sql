@@ -1,0 +1,42 @@
+-- One row per row change, every source: what changed (before/after images), in which
+-- transaction, its disposition and its place in commit order.
+-- `order by commit_position, change_seq` over committed changes is the log order of the work.
+with
+
+changes as (
+    {% for model in ['int_logmaster_changes_standardized'] -%}
+        select
+            change_id,
+            source_system,
+            capture,
+            table_schema,
+            table_name,
+            operation,
+            change_kind,
+            source_change_type,
+            before_image,
+            after_image,
+            key_columns,
+            transaction_id,
+            disposition,
+            transaction_disposition,
+            commit_position,
+            change_seq,
+            log_position,
+            change_ts,
+            begin_ts,
+            commit_ts,
+            authid,
+            plan_name,
+            correlation_id,
+            connection_id,
+            connection_type,
+            decode_warnings,
+            raw_file,
+            raw_offset
+        from {{ ref(model) }}
+        {% if not loop.last %}union all{% endif %}
+    {% endfor %}
+)
+
+select * from changes

@@ -1,0 +1,35 @@
+-- One row per transaction (unit of recovery), every source.
+with
+
+changes as (
+    select * from {{ ref('fct_changes') }}
+),
+
+transactions as (
+    select
+        source_system,
+        capture,
+        transaction_id,
+        max(transaction_disposition) as disposition,
+        min(coalesce(begin_ts, change_ts)) as begin_ts,
+        max(commit_ts) as commit_ts,
+        max(commit_position) as commit_position,
+        count(*) as change_count,
+        count_if(operation = 'insert') as insert_count,
+        count_if(operation = 'update') as update_count,
+        count_if(operation = 'delete') as delete_count,
+        count_if(operation = 'truncate') as truncate_count,
+        count_if(disposition = 'savepoint_rollback') as savepoint_rollback_count,
+        count_if(disposition = 'reversed') as reversed_count,
+        array_sort(
+            collect_set(concat_ws('.', table_schema, table_name))
+        ) as tables_touched,
+        min(authid) as authid,
+        min(plan_name) as plan_name,
+        min(correlation_id) as correlation_id,
+        min(connection_id) as connection_id
+    from changes
+    group by source_system, capture, transaction_id
+)
+
+select * from transactions
