@@ -1,0 +1,95 @@
+"""Run dbt in this process, on the Spark session logmart created.
+
+dbt-spark's `session` method calls `SparkSession.builder.enableHiveSupport().getOrCreate()` for
+every statement, so when the caller has created the session (`udfs.session.get_spark`) and
+registered the UDFs on it, dbt's models can call them. A `dbt` in another process cannot.
+
+dbt's target and log folders go into the warehouse so the repository stays clean.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from pyspark.sql import SparkSession
+
+from udfs.errors import LogmartError
+
+
+def project_dir() -> Path:
+    """The dbt project root: `LOGMART_PROJECT_DIR`, else the folder above the `udfs` package."""
+    override = os.environ.get("LOGMART_PROJECT_DIR")
+    root = Path(override) if override else Path(__file__).resolve().parent.parent
+    if not (root / "dbt_project.yml").is_file():
+        raise LogmartError(
+            f"no dbt_project.yml in {root}; install logmart from its source tree "
+            "(pip install -e .) or set LOGMART_PROJECT_DIR to the folder holding dbt_project.yml"
+        )
+    return root
+
+
+def _accepted_options(args: Sequence[str]) -> set[str]:
+    """Options the dbt (sub)command in `args` accepts, read from dbt's own click definitions.
+
+    Asking dbt rather than keeping a list: e.g. `debug` and `deps` take no --target-path, and a
+    flag a subcommand does not know is a usage error.
+    """
+    from dbt.cli.main import cli
+
+    command = cli
+    for word in args:
+        if word.startswith("-") or not hasattr(command, "commands"):
+            break
+        sub = command.commands.get(word)
+        if sub is None:
+            break
+        command = sub
+    if command is cli:
+        return set()  # no subcommand (e.g. --version): add nothing
+    return {opt for param in command.params for opt in param.opts}
+
+
+def dbt_args(
+    args: Sequence[str], warehouse: Path, project: Path, target: str = "local"
+) -> list[str]:
+    """The full dbt argument list: `args` plus project, profiles, target and output paths.
+
+    Only options the subcommand accepts are added, and never one the caller already gave.
+    """
+    if not args:
+        raise LogmartError("no dbt command given; try `logmart dbt build` or `logmart dbt debug`")
+    accepted = _accepted_options(args)
+    given = {arg.split("=", 1)[0] for arg in args}
+    if "-t" in given:
+        given.add("--target")
+    extra: list[str] = []
+    for flag, value in (
+        ("--project-dir", project),
+        ("--profiles-dir", project / "profiles"),
+        ("--target", target),
+        ("--target-path", warehouse / "dbt" / "target"),
+        ("--log-path", warehouse / "dbt" / "logs"),
+    ):
+        if flag in accepted and flag not in given:
+            extra.extend([flag, str(value)])
+    return [*args, *extra]
+
+
+def run_dbt(spark: SparkSession, args: list[str], warehouse: Path, target: str = "local") -> bool:
+    """Run `dbt <args>` in-process on `spark`'s session; True when dbt succeeded.
+
+    `spark` must be the session from `udfs.session.get_spark` (UDFs registered first): it is
+    taken as the proof that the session dbt will reuse exists, and must have Hive support.
+    """
+    from dbt.cli.main import dbtRunner  # imported late: dbt takes ~1 s to import
+
+    if spark.conf.get("spark.sql.catalogImplementation", "") != "hive":
+        raise LogmartError("the Spark session has no Hive support; create it with get_spark()")
+    warehouse = Path(warehouse).expanduser().resolve()
+    project = project_dir()
+    # profiles.yml reads the warehouse through env_var('LOGMART_WAREHOUSE').
+    os.environ["LOGMART_WAREHOUSE"] = str(warehouse)
+    result = dbtRunner().invoke(dbt_args(args, warehouse, project, target))
+    return bool(result.success)
