@@ -130,7 +130,9 @@ def _bin(matrix: np.ndarray) -> np.ndarray:
 
 def _char(matrix: np.ndarray, codec: str) -> pa.Array:
     translated = _table_for(codec)[matrix]
-    odd_rows = np.flatnonzero((translated == _NOT_ASCII).any(axis=1))
+    not_ascii = translated == _NOT_ASCII
+    odd_rows = np.flatnonzero(not_ascii.any(axis=1))
+    translated[not_ascii] = ord("?")  # keeps the buffer valid UTF-8; those rows are redone
     strings = _strings(translated)
     if len(odd_rows):
         # Rare: non-ASCII text in a header field; decode those rows one by one.

@@ -231,13 +231,16 @@ def ieee_float(raw: bytes, byteorder: str = "big") -> float:
     return struct.unpack(code, raw)[0]
 
 
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
 def render_float(value: float, single: bool = False) -> str:
     """Shortest text that round-trips, in Python's notation: 1500.5 -> '1500.5', 1.0 -> '1.0'.
 
     For a 4-byte (single precision) column the shortest float32 text is used when the value is
     exactly a float32 (HFP short can exceed float32's range; then the float64 text is used).
     """
-    if single and math.isfinite(value):
+    if single and math.isfinite(value) and abs(value) <= _FLOAT32_MAX:
         as32 = np.float32(value)
         if math.isfinite(as32) and float(as32) == value:
             return str(as32)

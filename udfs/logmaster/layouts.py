@@ -111,7 +111,10 @@ DTBI = Struct(
 )
 DTBI_MIN_LENGTH = 704
 
-# Control file: logical log column information (001_…), 193 bytes.
+# Control file: logical log column information (001_…), 193 bytes. The spec gives VERSION at
+# decimal 190 but hex B4 (180); hex wins (README interpretation 2), so COLUMNNAME has 118 bytes
+# before VERSION and 10 bytes follow it. VERSION is kept as text (staging types it leniently),
+# so a file written the decimal way loses only VERSION, never the column.
 DLCI = Struct(
     "CNTLRECORDTYPE" / Char(4),
     "SYSID" / Char(4),
@@ -131,8 +134,9 @@ DLCI = Struct(
     "LOGLOGBYTES" / CharNumber(5),
     "SEQUENCENUMBER" / CharNumber(3),
     "COLUMNNAMELEN" / CharNumber(3),
-    "COLUMNNAME" / Char(128),
-    "VERSION" / CharNumber(3),
+    "COLUMNNAME" / Char(118),
+    "VERSION" / Char(3),
+    "reserved_183" / Reserved(10),
 )
 
 # Data file: data change record header (003_…), 288 bytes in Log Master 11.1+. Readers take the

@@ -17,7 +17,7 @@ renamed as (
         cast(conv(dlci.dbid, 16, 10) as int) as dbid,
         cast(conv(dlci.tbobid, 16, 10) as int) as tbobid,
         dlci.sequencenumber,
-        dlci.version,
+        cast(dlci.version as int) as version,
         -- column
         dlci.llcolumnnum,
         left(dlci.columnname, coalesce(dlci.columnnamelen, 128)) as columnname,
