@@ -448,7 +448,7 @@ def _update(body: memoryview, f: _Formats, out: dict) -> None:
     if second[0] != 1:
         raise DecodeError(f"update record's second half starts with component {second[0]}, not "
                           "the DMS header (1) it should")  # fmt: skip
-    new_rid = f.insert.unpack_from(second)[8]
+    new_rid = f.insert.unpack_from(second)[7]
     out["new_rid"] = new_rid.hex()
     out["after_image"], end = _image(second, f.insert.size, f, "update record new image")
     _expect_end(second, end, "update record")
