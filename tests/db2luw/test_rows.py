@@ -1,0 +1,289 @@
+"""decode_row: formatted user data with and without VALUE COMPRESSION, every column type, null
+reasons, layouts from descriptors, the catalog and ALTER records."""
+
+from __future__ import annotations
+
+import struct
+from decimal import Decimal
+
+import pytest
+
+from tests.db2luw import handmade as h
+from udfs.db2luw import rows as r
+from udfs.db2luw.generator import encode_decfloat
+from udfs.db2luw.records import decode_record
+from udfs.db2luw.rows import Column, LayoutBook, TableLayout, decode_row, read_catalog
+from udfs.errors import DecodeError
+from udfs.values import packed_date, packed_time, packed_timestamp
+
+BYTE_ORDERS = ("little", "big")
+
+
+def layout(*columns: Column) -> TableLayout:
+    return TableLayout(columns=columns)
+
+
+def test_packed_date_time_timestamp_from_the_spec():
+    assert packed_date(bytes.fromhex("19960403")) == "1996-04-03"
+    assert packed_time(bytes.fromhex("133200")) == "13:32:00"
+    assert packed_timestamp(bytes.fromhex("19960403133200123456")) == "1996-04-03 13:32:00.123456"
+    with pytest.raises(DecodeError):
+        packed_date(bytes.fromhex("19961303"))
+
+
+@pytest.mark.parametrize("byteorder", BYTE_ORDERS)
+def test_fixed_columns_null_byte_and_variable_data(byteorder):
+    bo = h.order(byteorder)
+    table = layout(
+        Column("ID", r.INTEGER, 4, False, 0),
+        Column("NAME", r.VARCHAR, 20, True, 4),  # 4-byte fixed portion + null byte
+        Column("BORN", r.DATE, 4, True, 9),
+        Column("AT", r.TIME, 3, True, 14),
+        Column("PRICE", r.DECIMAL, 4, True, 18, precision=7, scale=2),
+    )
+    fixed = (struct.pack(bo + "i", -7) + struct.pack(bo + "HH", 23, 5) + b"\x00"
+             + bytes.fromhex("19960403") + b"\x00" + bytes.fromhex("133200") + b"\x01"
+             + bytes.fromhex("0012345d") + b"\x00")  # fmt: skip
+    assert len(fixed) == 23
+    row = decode_row(h.formatted(bo, fixed, b"hello"), table, byteorder)
+    assert row.values == {"ID": "-7", "NAME": "hello", "BORN": "1996-04-03", "AT": None,
+                          "PRICE": "-123.45"}  # fmt: skip
+    assert row.none_sources == {"AT": "null"}
+    assert (row.record_kind, row.format) == ("user_row", "formatted")
+
+
+def test_out_of_row_varchar_is_flagged_not_decoded():
+    table = layout(Column("ID", r.SMALLINT, 2, False, 0), Column("NOTE", r.VARCHAR, 900, True, 2))
+    fixed = struct.pack("<hHH", 1, 0x8000 | 7, 24) + b"\x00"
+    row = decode_row(h.formatted("<", fixed, bytes(24)), table)
+    assert row.values == {"ID": "1", "NOTE": None}
+    assert row.none_sources == {"NOTE": "out_of_row"}
+
+
+def test_column_added_after_the_row_was_written_is_not_in_row():
+    table = layout(Column("ID", r.SMALLINT, 2, False, 0), Column("TIER", r.CHAR, 1, True, 2))
+    row = decode_row(h.formatted("<", struct.pack("<h", 5)), table)
+    assert row.values == {"ID": "5", "TIER": None} and row.none_sources == {"TIER": "not_in_row"}
+
+
+@pytest.mark.parametrize("byteorder", BYTE_ORDERS)
+def test_value_compression_with_null_and_system_default(byteorder):
+    bo = h.order(byteorder)
+    table = layout(
+        Column("ID", r.BIGINT, 8, False, 0),
+        Column("QTY", r.INTEGER, 4, False, 0, compress_system_default=True),
+        Column("NOTE", r.VARCHAR, 40, True, 0, compress_system_default=True),
+        Column("STATUS", r.CHAR, 3, False, 0, compress_system_default=True),
+        Column("AMOUNT", r.DECIMAL, 6, True, 0, precision=11, scale=2),
+        Column("ORDERED", r.DATE, 4, True, 0, compress_system_default=True),
+        Column("NAME", r.VARCHAR, 40, True, 0),
+    )
+    data = h.compressed(bo, [
+        (0, struct.pack(bo + "q", 42)), (0x8000, b"\x80"), (0x8000, b"\x01"), (0x8000, b"\x80"),
+        (0x8000, b"\x80"), (0x8000, b"\x80"), (0, "Zürich".encode()),
+    ])  # fmt: skip
+    row = decode_row(data, table, byteorder)
+    assert row.values == {"ID": "42", "QTY": "0", "NOTE": None, "STATUS": "   ",
+                          "AMOUNT": "0.00", "ORDERED": None, "NAME": "Zürich"}  # fmt: skip
+    assert row.none_sources == {"NOTE": "null", "ORDERED": "system_default_unknown"}
+    assert row.format == "value_compression"
+
+
+def test_value_compression_offsets_count_from_the_offset_array():
+    """Interpretation 11, by hand: 2 columns -> 3 entries (6 bytes), data starts at 6."""
+    table = layout(Column("A", r.SMALLINT, 2, False, 0), Column("B", r.VARCHAR, 9, False, 0))
+    body = struct.pack("<BBH", 2, 0, 2) + struct.pack("<3H", 6, 8, 11) + b"\x05\x00abc"
+    assert decode_row(h.image("<", body), table).values == {"A": "5", "B": "abc"}
+
+
+def test_value_compression_out_of_row_and_missing_columns():
+    table = layout(Column("NOTE", r.VARCHAR, 900, True, 0), Column("X", r.INTEGER, 4, True, 0),
+                   Column("LATE", r.INTEGER, 4, True, 0))  # fmt: skip
+    data = h.compressed("<", [(0x8000, bytes(24)), (0, struct.pack("<i", 3))])
+    row = decode_row(data, table)
+    assert row.values == {"NOTE": None, "X": "3", "LATE": None}
+    assert row.none_sources == {"NOTE": "out_of_row", "LATE": "not_in_row"}
+    with pytest.raises(DecodeError, match="attribute byte"):
+        decode_row(h.compressed("<", [(0x8000, b"\x33"), (0, b"")]), table)
+
+
+def test_inline_lobs():
+    table = layout(Column("C", r.CLOB, 0, True, 0), Column("B", r.BLOB, 0, True, 5),
+                   Column("E", r.CLOB, 0, True, 10), Column("D", r.CLOB, 0, True, 15))  # fmt: skip
+    variable = [b"\x69\x00\x05\x00" + b"hello", b"\x69\x00\x02\x00" + b"\xab\xcd", b"\x80",
+                b"\x01" + bytes(23)]  # fmt: skip
+    fixed, at = b"", 20
+    for part in variable:
+        fixed += struct.pack("<HH", at, len(part)) + b"\x00"
+        at += len(part)
+    row = decode_row(h.formatted("<", fixed, b"".join(variable)), table)
+    assert row.values == {"C": "hello", "B": "ABCD", "E": "", "D": None}
+    assert row.none_sources == {"D": "lob_not_inline"}
+
+
+@pytest.mark.parametrize("byteorder", BYTE_ORDERS)
+def test_every_column_type(byteorder):
+    bo = h.order(byteorder)
+    ints = [
+        (Column("SI", r.SMALLINT, 2, False, 0), struct.pack(bo + "h", -2), "-2"),
+        (Column("I", r.INTEGER, 4, False, 0), struct.pack(bo + "i", 2**31 - 1), "2147483647"),
+        (Column("BI", r.BIGINT, 8, False, 0), struct.pack(bo + "q", -(2**63)), str(-(2**63))),
+        (Column("RE", r.REAL, 4, False, 0), struct.pack(bo + "f", 0.1), "0.1"),
+        (Column("DO", r.DOUBLE, 8, False, 0), struct.pack(bo + "d", 1500.5), "1500.5"),
+    ]
+    others = [
+        (Column("DE", r.DECIMAL, 3, False, 0, precision=5, scale=2), b"\x00\x00\x1c", "0.01"),
+        (Column("D16", r.DECFLOAT64, 8, False, 0),
+         encode_decfloat(Decimal("-123.450"), 8, bo), "-123.450"),
+        (Column("D34", r.DECFLOAT128, 16, False, 0),
+         encode_decfloat(Decimal("1234567890123456789012345678901234"), 16, bo),
+         "1234567890123456789012345678901234"),
+        (Column("CH", r.CHAR, 4, False, 0), b"ab  ", "ab  "),
+        (Column("GR", r.GRAPHIC, 4, False, 0), "日 ".encode("utf-16-be"), "日 "),
+        (Column("BN", r.BINARY, 2, False, 0), b"\x0a\xff", "0AFF"),
+        (Column("BO", r.BOOLEAN, 1, False, 0), b"\x01", "true"),
+        (Column("DA", r.DATE, 4, False, 0), bytes.fromhex("20240229"), "2024-02-29"),
+        (Column("TI", r.TIME, 3, False, 0), bytes.fromhex("235959"), "23:59:59"),
+        (Column("TS", r.TIMESTAMP, 10, False, 0), bytes.fromhex("20240301080000000001"),
+         "2024-03-01 08:00:00.000001"),
+        (Column("VC", r.VARCHAR, 10, False, 0), "ü".encode(), "ü"),
+        (Column("VG", r.VARGRAPHIC, 10, False, 0), "é".encode("utf-16-be"), "é"),
+        (Column("VB", r.VARBINARY, 10, False, 0), b"\x01", "01"),
+        (Column("DB", r.DBCLOB, 0, False, 0), b"\x69\0\0\0" + "ß".encode("utf-16-be"), "ß"),
+        (Column("XM", r.XML, 0, False, 0), b"<a/>", None),
+        (Column("LV", r.LONG_VARCHAR, 0, False, 0), bytes(24), None),
+    ]  # fmt: skip
+    columns = tuple(c for c, _, _ in ints + others)
+    row = decode_row(h.compressed(bo, [(0, raw) for _, raw, _ in ints + others]),
+                     layout(*columns), byteorder)  # fmt: skip
+    assert row.values == {c.name: text for c, _, text in ints + others}
+    assert row.none_sources == {"XM": "unsupported_type", "LV": "not_in_row"}
+
+
+def test_undecodable_value_is_a_reasoned_null_not_an_error():
+    table = layout(Column("D", r.DATE, 4, False, 0), Column("B", r.BOOLEAN, 1, False, 0))
+    row = decode_row(h.compressed("<", [(0, bytes.fromhex("2024ab01")), (0, b"\x07")]), table)
+    assert row.values == {"D": None, "B": None}
+    assert row.none_sources["D"].startswith("undecodable: packed digits")
+    assert row.none_sources["B"].startswith("undecodable: BOOLEAN")
+
+
+@pytest.mark.parametrize(
+    ("outer", "inner", "kind"),
+    [(0x00, 0x00, "internal"), (0x10, 0x01, "user_row"), (0x04, 0x01, "user_row"),
+     (0x04, 0x00, "internal"), (0x02, 0x01, "image_elsewhere"), (0x01, 0x01, "not_user_record")],
+)  # fmt: skip
+def test_record_types(outer, inner, kind):
+    table = layout(Column("ID", r.SMALLINT, 2, False, 0))
+    data = h.image("<", struct.pack("<BBH", inner, 0, 2) + b"\x01\x00", outer)
+    row = decode_row(data, table)
+    assert (row.record_kind, row.record_type) == (kind, outer)
+    assert row.values == ({"ID": "1"} if kind == "user_row" else {})
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [(b"\x00\x00", "no 4-byte record header"),
+     (h.formatted("<", b"\x01\x00")[:-1] + b"", "says 10 bytes"),
+     (h.formatted("<", b"\x01\x00\x07"), "null byte of column ID"),
+     (h.image("<", struct.pack("<BBH", 1, 0, 50)), "runs past")],
+)  # fmt: skip
+def test_row_errors(data, message):
+    table = layout(Column("ID", r.SMALLINT, 2, True, 0))
+    with pytest.raises(DecodeError, match=message):
+        decode_row(data, table)
+
+
+def test_real_db2_record_image_decodes_with_a_descriptor_layout():
+    image = decode_record(h.REAL_RECORD)["after_image"]
+    table = layout(Column("K", r.INTEGER, 4, False, 0), Column("V", r.VARCHAR, 300, True, 4))
+    row = decode_row(image, table)
+    assert row.values == {"K": "0", "V": ""}  # zero-filled data: offset 0, length 0
+    assert row.none_sources == {}
+
+
+# --- layouts -------------------------------------------------------------------------------------
+
+
+def catalog(tmp_path, columns: str, tables: str = "") -> dict:
+    (tmp_path / "tables.csv").write_text(
+        "TABSCHEMA,TABNAME,TBSPACEID,TABLEID,COMPRESSION\n" + (tables or "S,T,2,7,N\n")
+    )
+    (tmp_path / "columns.csv").write_text(
+        "TABSCHEMA,TABNAME,COLNAME,COLNO,TYPENAME,LENGTH,SCALE,NULLS,KEYSEQ\n" + columns
+    )
+    return read_catalog(tmp_path)
+
+
+def test_catalog_layout_interpretation_12(tmp_path):
+    layouts = catalog(tmp_path, "\n".join([
+        "S,T,NAME,1,VARCHAR,20,0,Y,", "S,T,ID,0,INTEGER,4,0,N,1", "S,T,AMT,2,DECIMAL,9,2,Y,",
+        "S,T,G,3,GRAPHIC,3,0,N,", "S,T,TS,4,TIMESTAMP,10,6,Y,", "S,T,D,5,DECFLOAT,16,0,Y,",
+    ]) + "\n")  # fmt: skip
+    t = layouts[(2, 7)]
+    assert (t.schema, t.name, t.key_columns, t.value_compression) == ("S", "T", ("ID",), False)
+    got = [(c.name, c.type_name, c.length, c.field_offset, c.nullable) for c in t.columns]
+    assert got == [
+        ("ID", "INTEGER", 4, 0, False),
+        ("NAME", "VARCHAR", 20, 4, True),
+        ("AMT", "DECIMAL", 5, 9, True),
+        ("G", "GRAPHIC", 6, 15, False),
+        ("TS", "TIMESTAMP", 10, 21, True),
+        ("D", "DECFLOAT128", 16, 32, True),
+    ]
+
+
+def test_catalog_errors_say_what_to_fix(tmp_path):
+    with pytest.raises(DecodeError, match="not known"):
+        catalog(tmp_path, "S,T,X,0,MYTYPE,4,0,N,\n")
+    (tmp_path / "columns.csv").write_text("TABSCHEMA,TABNAME\n")
+    with pytest.raises(DecodeError, match="header row"):
+        read_catalog(tmp_path)
+
+
+def descriptor(field_type, length, nullable, offset, **extra) -> dict:
+    return {"field_type": field_type, "length": length, "nullable": nullable,
+            "field_offset": offset, "precision": None, "scale": None,
+            "compress_system_default": False, **extra}  # fmt: skip
+
+
+def test_layout_book_follows_add_and_drop_columns(tmp_path):
+    layouts = catalog(tmp_path, "S,T,ID,0,INTEGER,4,0,N,1\nS,T,NAME,1,VARCHAR,20,0,Y,\n"
+                      "S,T,TIER,2,CHARACTER,1,0,Y,\n")  # fmt: skip
+    book = LayoutBook(layouts)
+    old = [descriptor(1, 4, False, 0), descriptor(0x101, 20, True, 4)]
+    new = [*old, descriptor(0x100, 1, True, 9)]
+    add = {"kind": "ddl_add_columns", "table_space_identifier": 2, "table_identifier": 7,
+           "lsn": 100, "old_columns": old, "new_columns": new}  # fmt: skip
+    book.observe(add)
+    assert [c.name for c in book.at(2, 7, 50).columns] == ["ID", "NAME"]
+    assert [c.name for c in book.at(2, 7, 100).columns] == ["ID", "NAME", "TIER"]
+    drop = {**add, "kind": "ddl_drop_columns", "lsn": 200, "old_columns": new,
+            "new_columns": [old[0], descriptor(0x100, 1, True, 4)]}  # fmt: skip
+    book.observe(drop)
+    assert [c.name for c in book.at(2, 7, 250).columns] == ["ID", "TIER"]
+    alter = {**add, "kind": "ddl_alter_column", "lsn": 300, "column_id": 1,
+             "new_columns": [descriptor(0x100, 2, True, 4)]}  # fmt: skip
+    book.observe(alter)
+    assert (
+        book.at(2, 7, 300).columns[1].length == 2 and book.at(2, 7, 300).columns[1].name == "TIER"
+    )
+    assert book.at(9, 9, 1) is None
+
+
+def test_initialize_table_layout_without_catalog_names_columns_c1_to_cn():
+    book = LayoutBook()
+    book.observe(
+        {
+            "kind": "ddl_initialize_table",
+            "table_space_identifier": 2,
+            "table_identifier": 14,
+            "lsn": 10,
+            "new_columns": [descriptor(1, 4, False, 0), descriptor(0x101, 9, True, 4)],
+        }
+    )
+    t = book.at(2, 14, 11)
+    assert [c.name for c in t.columns] == ["C1", "C2"] and not t.names_from_catalog
+    assert book.at(2, 14, 9) is None
+    row = decode_row(h.formatted("<", struct.pack("<iHH", 3, 9, 2) + b"\x00", b"ok"), t)
+    assert row.values == {"C1": "3", "C2": "ok"}
