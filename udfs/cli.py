@@ -1,0 +1,447 @@
+"""The `logmart` command.
+
+    logmart build --raw DIR [--warehouse DIR] [--master URL]
+    logmart dbt [--warehouse DIR] [--master URL] <dbt args…>
+    logmart query [--warehouse DIR] [--format table|csv|json] "SQL"
+    logmart generate {db2zos,db2luw,soliddb} --out DIR [--transactions N] [--seed N]
+    logmart demo [--raw DIR] [--warehouse DIR]
+
+User errors (`LogmartError`: wrong paths, empty raw folder, locked warehouse, missing Java, bad
+SQL) print `logmart: <message>` on stderr and exit 2, without a stack trace.
+
+`build` and `demo` print the summary dict returned by `udfs.pipeline.build`:
+
+    {"sources": [{"source_system", "records_read", "records_decoded", "records_quarantined"}],
+     "tables": [{"source_system", "table_schema", "table_name", "changes", "transactions"}]}
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import datetime as dt
+import importlib
+import json
+import math
+import os
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from decimal import Decimal
+from itertools import islice
+from pathlib import Path
+from typing import Any, TextIO
+
+from udfs.errors import LogmartError
+
+DEFAULT_WAREHOUSE = Path("warehouse")
+DEFAULT_DEMO_RAW = Path("demo") / "raw"
+DEMO_TRANSACTIONS = 100
+DEMO_SEED = 1
+# Source system -> (module whose `generate(out_dir, transactions, seed)` writes its logs,
+# folder under the raw root that `udfs.pipeline.build` reads that source from).
+GENERATORS = {
+    "db2zos": ("udfs.logmaster.generator", "logmaster"),
+    "db2luw": ("udfs.db2luw.generator", "db2luw"),
+    "soliddb": ("udfs.soliddb.generator", "soliddb"),
+}
+TABLE_WIDTH_SAMPLE = 500  # rows read before column widths of `--format table` are fixed
+
+
+# ---------------------------------------------------------------------------------------------
+# Functions other parts of logmart provide, imported when used
+
+
+def _provided(module: str, name: str) -> Callable[..., Any]:
+    """`module.name`, or a `LogmartError` if that module is not part of this install yet."""
+    try:
+        loaded = importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name is None or not module.startswith(exc.name):
+            raise  # a dependency of the module is missing: a real bug, keep the trace
+        raise LogmartError(f"{module}.{name} is not available yet in this logmart") from None
+    function = getattr(loaded, name, None)
+    if function is None:
+        raise LogmartError(f"{module}.{name} is not available yet in this logmart")
+    return function
+
+
+def _register_udfs(spark: Any) -> None:
+    _provided("udfs.pipeline", "register_udfs")(spark)
+
+
+# ---------------------------------------------------------------------------------------------
+# Rendering values
+
+
+def to_jsonable(value: Any) -> Any:
+    """A collected Spark value as JSON: maps as objects, binary as upper hex, times ISO.
+
+    Decimals become strings (every digit kept); NaN and infinities become strings too.
+    """
+    from pyspark.sql import Row
+
+    if isinstance(value, Row):
+        return {key: to_jsonable(item) for key, item in value.asDict().items()}
+    if isinstance(value, dict):
+        return {_json_key(key): to_jsonable(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [to_jsonable(item) for item in value]
+    if isinstance(value, bytes | bytearray):
+        return bytes(value).hex().upper()
+    if isinstance(value, dt.datetime | dt.date | dt.time):
+        return value.isoformat()
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, dt.timedelta):
+        return str(value)
+    return value
+
+
+def _json_key(key: Any) -> str:
+    rendered = to_jsonable(key)
+    return rendered if isinstance(rendered, str) else json.dumps(rendered)
+
+
+def to_text(value: Any, null: str) -> str:
+    """A collected Spark value as one cell of text (table and csv output)."""
+    if value is None:
+        return null
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dt.datetime):
+        return value.isoformat(sep=" ")
+    rendered = to_jsonable(value)
+    if isinstance(rendered, dict | list):
+        return json.dumps(rendered, ensure_ascii=False, separators=(",", ":"))
+    return str(rendered)
+
+
+def write_json_lines(columns: Sequence[str], rows: Iterable[Any], out: TextIO) -> int:
+    count = 0
+    for row in rows:
+        record = {name: to_jsonable(value) for name, value in zip(columns, row, strict=True)}
+        out.write(json.dumps(record, ensure_ascii=False) + "\n")
+        count += 1
+    return count
+
+
+def write_csv(columns: Sequence[str], rows: Iterable[Any], out: TextIO) -> int:
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(columns)
+    count = 0
+    for row in rows:
+        writer.writerow([to_text(value, null="") for value in row])
+        count += 1
+    return count
+
+
+def write_table(
+    columns: Sequence[str], rows: Iterable[Any], out: TextIO, right: Sequence[bool] = ()
+) -> int:
+    """Aligned text; widths come from the first rows so that output still streams."""
+    right = list(right) or [False] * len(columns)
+    rows = iter(rows)
+    first = [
+        [to_text(value, null="NULL") for value in row] for row in islice(rows, TABLE_WIDTH_SAMPLE)
+    ]
+    widths = [
+        max([len(name), *(len(cells[i]) for cells in first)]) for i, name in enumerate(columns)
+    ]
+
+    def line(cells: Sequence[str]) -> str:
+        padded = (
+            cell.rjust(width) if align_right else cell.ljust(width)
+            for cell, width, align_right in zip(cells, widths, right, strict=True)
+        )
+        return "  ".join(padded).rstrip()
+
+    out.write(line(columns) + "\n")
+    out.write("  ".join("-" * width for width in widths) + "\n")
+    count = 0
+    for cells in (*first, *([to_text(v, null="NULL") for v in row] for row in rows)):
+        out.write(line(cells) + "\n")
+        count += 1
+    out.write(f"({count} row{'s' if count != 1 else ''})\n")
+    return count
+
+
+# ---------------------------------------------------------------------------------------------
+# Summary of a build
+
+
+def print_summary(summary: dict[str, Any], out: TextIO) -> None:
+    """Print a build summary (shape in the module docstring) as two small tables."""
+    sources = summary.get("sources", [])
+    write_table(
+        ["source_system", "records_read", "records_decoded", "records_quarantined"],
+        (
+            [
+                s.get(key)
+                for key in (
+                    "source_system",
+                    "records_read",
+                    "records_decoded",
+                    "records_quarantined",
+                )
+            ]
+            for s in sources
+        ),
+        out,
+        right=[False, True, True, True],
+    )
+    out.write("\n")
+    write_table(
+        ["source_system", "table", "changes", "transactions"],
+        (
+            [
+                t.get("source_system"),
+                f"{t.get('table_schema')}.{t.get('table_name')}",
+                t.get("changes"),
+                t.get("transactions"),
+            ]
+            for t in summary.get("tables", [])
+        ),
+        out,
+        right=[False, False, True, True],
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Commands
+
+
+def _target_for(master: str | None) -> str:
+    return "cluster" if master and master.startswith("spark://") else "local"
+
+
+def _check_raw_dir(raw: Path) -> None:
+    if not raw.is_dir():
+        raise LogmartError(
+            f"raw folder {raw} does not exist; point --raw at the folder holding the captured "
+            "log files (or create sample files with `logmart generate`)"
+        )
+    if not any(path.is_file() for path in raw.rglob("*")):
+        raise LogmartError(
+            f"raw folder {raw} has no files; copy log files into it "
+            "or create sample files with `logmart generate SOURCE --out DIR`"
+        )
+
+
+def _build(spark: Any, raw: Path, warehouse: Path, target: str) -> dict[str, Any]:
+    """`udfs.pipeline.build`: registers the UDFs, loads raw tables, runs `dbt build`."""
+    return _provided("udfs.pipeline", "build")(spark, raw, warehouse, target)
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    from udfs.session import spark_session
+
+    _check_raw_dir(args.raw)
+    started = time.monotonic()
+    with spark_session(args.warehouse, args.master) as spark:
+        summary = _build(spark, args.raw, args.warehouse, _target_for(args.master))
+    print_summary(summary, sys.stdout)
+    print(f"\nbuilt {args.warehouse} in {time.monotonic() - started:.0f} s", file=sys.stderr)
+    return 0
+
+
+def cmd_dbt(args: argparse.Namespace) -> int:
+    from udfs.dbt_runner import run_dbt
+    from udfs.session import spark_session
+
+    if not args.dbt_args:
+        raise LogmartError("no dbt command given; try `logmart dbt build` or `logmart dbt debug`")
+    with spark_session(args.warehouse, args.master) as spark:
+        _register_udfs(spark)
+        ok = run_dbt(spark, list(args.dbt_args), args.warehouse, _target_for(args.master))
+    return 0 if ok else 1
+
+
+def _query_rows(spark: Any, sql: str) -> tuple[list[str], list[bool], Iterator[Any]]:
+    """Columns, which are numeric, and a streaming iterator of rows; SQL errors as one line."""
+    from pyspark.errors import PySparkException
+    from pyspark.sql.types import NumericType
+
+    try:
+        frame = spark.sql(sql)
+    except PySparkException as exc:
+        raise LogmartError(_first_line(exc)) from None
+    fields = frame.schema.fields
+    numeric = [isinstance(field.dataType, NumericType) for field in fields]
+    # toLocalIterator fetches one partition at a time: results need not fit in driver memory.
+    return [field.name for field in fields], numeric, frame.toLocalIterator()
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def cmd_query(args: argparse.Namespace) -> int:
+    from pyspark.errors import PySparkException
+
+    from udfs.session import spark_session
+
+    with spark_session(args.warehouse) as spark:
+        columns, numeric, rows = _query_rows(spark, args.sql)
+        try:
+            if args.format == "json":
+                write_json_lines(columns, rows, sys.stdout)
+            elif args.format == "csv":
+                write_csv(columns, rows, sys.stdout)
+            else:
+                write_table(columns, rows, sys.stdout, right=numeric)
+        except PySparkException as exc:  # errors raised while rows are computed
+            raise LogmartError(_first_line(exc)) from None
+        sys.stdout.flush()
+    return 0
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    generate = _provided(GENERATORS[args.source][0], "generate")
+    args.out.mkdir(parents=True, exist_ok=True)
+    generate(args.out, args.transactions, args.seed)
+    print(
+        f"wrote {args.source} logs ({args.transactions} transactions) to {args.out}",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _demo_raw(raw: Path) -> None:
+    """Generate sample logs into raw/<folder>/ for every source that has none yet."""
+    for source, (module, folder) in GENERATORS.items():
+        out = raw / folder
+        if out.is_dir() and any(path.is_file() for path in out.rglob("*")):
+            print(f"using the existing {source} files in {out}", file=sys.stderr)
+            continue
+        try:
+            generate = _provided(module, "generate")
+        except LogmartError as exc:
+            print(f"skipping {source}: {exc}", file=sys.stderr)
+            continue
+        out.mkdir(parents=True, exist_ok=True)
+        generate(out, DEMO_TRANSACTIONS, DEMO_SEED)
+        print(f"generated {source} sample logs in {out}", file=sys.stderr)
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from udfs.session import spark_session
+
+    _demo_raw(args.raw)
+    _check_raw_dir(args.raw)
+    with spark_session(args.warehouse) as spark:
+        summary = _build(spark, args.raw, args.warehouse, "local")
+    print_summary(summary, sys.stdout)
+    where = "" if args.warehouse == DEFAULT_WAREHOUSE else f" --warehouse {args.warehouse}"
+    print(
+        "\nQuery the marts, for example:\n"
+        f'  logmart query{where} "select source_system, table_schema, table_name, '
+        'count(*) as changes from marts.fct_changes group by all order by all"\n'
+        f'  logmart query{where} --format json "select * from marts.fct_changes limit 5"'
+    )
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Arguments
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number, not {text}")
+    return value
+
+
+def _add_warehouse(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--warehouse",
+        type=Path,
+        default=DEFAULT_WAREHOUSE,
+        help="folder of the tables and their metastore (default: ./warehouse)",
+    )
+
+
+def _add_master(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--master",
+        default=None,
+        help="Spark master URL, e.g. spark://127.0.0.1:7077 (default: local[*])",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="logmart", description="SQL-first lakehouse for database change logs."
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    build = commands.add_parser("build", help="load raw log files and build every model")
+    build.add_argument("--raw", type=Path, required=True, help="folder of captured log files")
+    _add_warehouse(build)
+    _add_master(build)
+    build.set_defaults(run=cmd_build)
+
+    dbt = commands.add_parser(
+        "dbt",
+        help="run dbt on logmart's session (UDFs registered)",
+        description="Everything after the logmart options is passed to dbt.",
+    )
+    _add_warehouse(dbt)
+    _add_master(dbt)
+    dbt.add_argument("dbt_args", nargs=argparse.REMAINDER, help="dbt command and its options")
+    dbt.set_defaults(run=cmd_dbt)
+
+    query = commands.add_parser("query", help="run one SQL statement and print the result")
+    _add_warehouse(query)
+    query.add_argument(
+        "--format",
+        choices=["table", "csv", "json"],
+        default="table",
+        help="json = JSON lines, one object per row (default: table)",
+    )
+    query.add_argument("sql", help="the SQL statement")
+    query.set_defaults(run=cmd_query)
+
+    generate = commands.add_parser("generate", help="write synthetic logs of one source")
+    generate.add_argument("source", choices=sorted(GENERATORS))
+    generate.add_argument("--out", type=Path, required=True, help="folder to write into")
+    generate.add_argument("--transactions", type=_positive, default=DEMO_TRANSACTIONS)
+    generate.add_argument("--seed", type=int, default=DEMO_SEED)
+    generate.set_defaults(run=cmd_generate)
+
+    demo = commands.add_parser("demo", help="generate sample logs of every source and build")
+    demo.add_argument(
+        "--raw",
+        type=Path,
+        default=DEFAULT_DEMO_RAW,
+        help="folder for the sample logs (default: ./demo/raw)",
+    )
+    _add_warehouse(demo)
+    demo.set_defaults(run=cmd_demo)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the `logmart` console script; returns the exit code."""
+    args = build_parser().parse_args(argv)
+    # Collected timestamps are converted with the process time zone; the session's is UTC.
+    os.environ["TZ"] = "UTC"
+    time.tzset()
+    try:
+        return args.run(args)
+    except LogmartError as exc:
+        print(f"logmart: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("logmart: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
