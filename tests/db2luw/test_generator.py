@@ -26,7 +26,7 @@ def test_truth_replays_from_its_own_changes(capture):
 
 
 def test_workload_has_every_feature(capture):
-    root, summary = capture
+    _, summary = capture
     kinds = summary["record_kinds"]
     for feature in ("create_table", "initialize_table", "create_index", "add_columns",
                     "insert_multiple_records", "insert_record_to_empty_page", "truncate",
@@ -59,9 +59,22 @@ def test_default_capture_decodes_every_record(capture):
     records = read_capture(root / "db2luw" / "capture01", "filter", "little")
     assert len(records) == summary["records"]
     kinds = {r["kind"] for r in records}
-    assert {"row_insert", "row_update", "row_delete", "undo_insert", "undo_update", "commit",
-            "abort", "ddl_create_table", "ddl_initialize_table", "ddl_add_columns",
-            "ddl_truncate", "ddl_create_index", "ddl_alter_table", "out_of_row_start"} <= kinds  # fmt: skip
+    assert {
+        "row_insert",
+        "row_update",
+        "row_delete",
+        "undo_insert",
+        "undo_update",
+        "commit",
+        "abort",
+        "ddl_create_table",
+        "ddl_initialize_table",
+        "ddl_add_columns",
+        "ddl_truncate",
+        "ddl_create_index",
+        "ddl_alter_table",
+        "out_of_row_start",
+    } <= kinds
     assert all(r["kind"] != "unknown" for r in records)
     commits = [r for r in records if r["kind"] == "commit"]
     assert all(r["authid"] and r["commit_time"].startswith("2024-03") for r in commits)
