@@ -109,8 +109,11 @@ def _table_for(codec: str) -> np.ndarray:
 def gather(buffer: np.ndarray, starts: np.ndarray, width: int) -> np.ndarray:
     """(n, width) matrix of the ``width`` bytes at each start; reads past the end repeat the
     buffer's last byte (callers flag such rows as too short)."""
-    index = starts.astype(np.int64)[:, None] + np.arange(width, dtype=np.int64)
-    return buffer[np.minimum(index, len(buffer) - 1)]
+    if len(buffer) < width:
+        buffer = np.concatenate([buffer, np.zeros(width - len(buffer), np.uint8)])
+    # Rows of a strided window view: copies n*width bytes without an n*width index array.
+    windows = np.lib.stride_tricks.sliding_window_view(buffer, width)
+    return windows[np.minimum(starts, len(windows) - 1)]
 
 
 def _strings(matrix: np.ndarray) -> pa.Array:

@@ -49,7 +49,10 @@ LengthReader = Callable[[bytes, int, int], "int | str | None"]
 
 
 def rdw_length(buf: bytes, pos: int, file_offset: int) -> int | str | None:
-    """z/OS RDW: u16 big-endian length including the 4-byte RDW, then two zero bytes."""
+    """z/OS RDW: u16 big-endian length including the 4-byte RDW, then two zero bytes.
+
+    :func:`_cut` inlines the same test for speed; this function says why a record is bad.
+    """
     if pos + 4 > len(buf):
         return None
     length = buf[pos] << 8 | buf[pos + 1]
@@ -109,6 +112,16 @@ def _cut(
     pos = 0
     limit = end - file_offset
     size = len(buf)
+    if length_reader is rdw_length:
+        # Hot loop for RDWs (about 3x faster than a call per record); anything odd falls
+        # through to the general loop below, which says what is wrong.
+        while pos < limit and pos + 4 <= size:
+            length = buf[pos] << 8 | buf[pos + 1]
+            if buf[pos + 2] or buf[pos + 3] or length <= 4 or pos + length > size:
+                break
+            starts.append(pos)
+            lengths.append(length)
+            pos += length
     while pos < limit:
         length = length_reader(buf, pos, file_offset + pos)
         if isinstance(length, str):

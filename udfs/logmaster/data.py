@@ -130,6 +130,24 @@ def _ints(array: pa.Array | None, default: np.ndarray) -> np.ndarray:
     return array.fill_null(0).to_numpy(zero_copy_only=False).astype(np.int64)
 
 
+FRAMES_SCHEMA = pa.schema(COMMON_FIELDS)
+
+
+def frames_batch(batch: FrameBatch, capture: str, source_file: str) -> pa.RecordBatch:
+    """The records of a batch, framed but not decoded."""
+    rows = len(batch)
+    arrays = [
+        _constant(SOURCE_SYSTEM, rows),
+        _constant(capture, rows),
+        _constant(source_file, rows),
+        pa.array(batch.file_offset + batch.starts, pa.int64()),
+        pa.array(batch.lengths, pa.int64()),
+        _record_bytes(batch),
+        pa.nulls(rows, pa.string()),
+    ]
+    return pa.RecordBatch.from_arrays(arrays, schema=FRAMES_SCHEMA)
+
+
 def failure_batch(failure: FramingFailure, capture: str, source_file: str) -> pa.RecordBatch:
     """One quarantined row for bytes that could not be framed into records."""
     row = {f.name: None for f in DATA_SCHEMA}

@@ -111,6 +111,7 @@ CONTROL_ARROW_SCHEMA = pa.schema(
     + [("record_type", pa.string())]
     + [(name.lower(), _arrow_struct(layout)) for name, layout in CONTROL_LAYOUTS.items()]
 )
+FRAMES_SCHEMA = COMMON_COLUMNS
 DATA_SCHEMA = ", ".join(
     [COMMON_COLUMNS]
     + [f"{spec.column} {SPARK_TYPES[spec.kind]}" for spec in control.DOCUMENTED_HEADER]
@@ -141,15 +142,19 @@ class LogMasterDataSource(DataSource):
         return "logmart_logmaster"
 
     def schema(self) -> str:
-        return CONTROL_SCHEMA if self._records() == "control" else DATA_SCHEMA
+        return {"control": CONTROL_SCHEMA, "data": DATA_SCHEMA, "frames": FRAMES_SCHEMA}[
+            self._records()
+        ]
 
     def reader(self, schema) -> DataSourceReader:
         return LogMasterReader(dict(self.options), self._records())
 
     def _records(self) -> str:
         records = self.options.get("records", "data")
-        if records not in ("control", "data"):
-            raise ValueError(f"option records must be 'control' or 'data', not {records!r}")
+        if records not in ("control", "data", "frames"):
+            raise ValueError(
+                f"option records must be 'control', 'data' or 'frames', not {records!r}"
+            )
         return records
 
 
@@ -181,19 +186,23 @@ class LogMasterReader(DataSourceReader):
         if self.records == "control":
             yield from _read_control(partition.log_file)
         else:
-            yield from _read_data(partition)
+            yield from _read_data(partition, decode=self.records == "data")
 
 
-def _read_data(partition: FilePartition) -> Iterator[pa.RecordBatch]:
+def _read_data(partition: FilePartition, decode: bool = True) -> Iterator[pa.RecordBatch]:
+    """Data file records; ``decode=False`` frames only (the benchmark's baseline input)."""
     log_file = partition.log_file
     summary = partition.summary or control.summarize_control_file(None)
     for batch in frame_file(log_file.path, rdw_length, partition.start, partition.end):
         if isinstance(batch, FramingFailure):
-            yield data.failure_batch(batch, log_file.capture, log_file.relative)
-        else:
+            failure = data.failure_batch(batch, log_file.capture, log_file.relative)
+            yield failure if decode else failure.select(range(len(data.COMMON_FIELDS)))
+        elif decode:
             yield data.decode_data_batch(
                 batch, summary.header, summary.codec, log_file.capture, log_file.relative
             )
+        else:
+            yield data.frames_batch(batch, log_file.capture, log_file.relative)
 
 
 def _read_control(log_file: LogFile) -> Iterator[pa.RecordBatch]:
