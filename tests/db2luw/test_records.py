@@ -17,6 +17,12 @@ from udfs.db2luw.records import (
 )
 from udfs.errors import DecodeError
 
+
+def _message_id(value) -> str | None:
+    """Name error cases after the message they expect, not after their bytes."""
+    return "-".join(value.split()[:4]) if isinstance(value, str) else "bytes"
+
+
 BYTE_ORDERS = ("little", "big")
 
 
@@ -268,6 +274,7 @@ def test_unknown_function_and_record_type_are_kept_not_rejected():
         (h.record("<", bodies("<")[163][:-10]), "update record new image"),
         (h.record("<", b"\x01\xa2\x02", extension=bytes(10), rtype=0x43), "no room"),
     ],
+    ids=_message_id,
 )  # fmt: skip
 def test_inconsistent_bytes_raise_decode_errors(data, message):
     """Never IndexError / struct.error: a DecodeError saying what was wrong."""

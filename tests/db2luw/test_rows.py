@@ -16,6 +16,12 @@ from udfs.db2luw.rows import Column, LayoutBook, TableLayout, decode_row, read_c
 from udfs.errors import DecodeError
 from udfs.values import packed_date, packed_time, packed_timestamp
 
+
+def _message_id(value) -> str | None:
+    """Name error cases after the message they expect, not after their bytes."""
+    return "-".join(value.split()[:4]) if isinstance(value, str) else "bytes"
+
+
 BYTE_ORDERS = ("little", "big")
 
 
@@ -187,6 +193,7 @@ def test_record_types(outer, inner, kind):
      (h.formatted("<", b"\x01\x00")[:-1] + b"", "says 10 bytes"),
      (h.formatted("<", b"\x01\x00\x07"), "null byte of column ID"),
      (h.image("<", struct.pack("<BBH", 1, 0, 50)), "runs past")],
+    ids=_message_id,
 )  # fmt: skip
 def test_row_errors(data, message):
     table = layout(Column("ID", r.SMALLINT, 2, True, 0))
