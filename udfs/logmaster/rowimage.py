@@ -111,6 +111,29 @@ def parse_layout(text: str) -> RowLayout:
     )
 
 
+def layout_from_control(dtbi: dict, dlci: list[dict], ebcdic_ccsid: int | None = None) -> RowLayout:
+    """A table's layout from its decoded DTBI and DLCI records (as udfs.logmaster.control
+    returns them); the SQL model ``int_logmaster_table_layouts`` builds the same from staging."""
+    columns = tuple(
+        Column(
+            num=d["llcolumnnum"],
+            type=d["llcolumntype"],
+            length=d["llcolumnlen"] or 0,
+            scale=d["llscale"] or 0,
+            nulls=d["llnulls"] or "N",
+            subtype=d["llcolumnsubtype"] or "",
+            pos=d["llcolumnpos"],
+        )
+        for d in sorted(dlci, key=lambda d: d["llcolumnnum"])
+    )
+    return RowLayout(
+        columns=columns,
+        encoding=dtbi.get("encodingscheme") or "E",
+        ebcdic_codec=values.ebcdic_codec(ebcdic_ccsid),
+        lobs_included=(dtbi.get("lobsincluded") or "Y") != "N",
+    )
+
+
 def layout_json(layout: RowLayout) -> str:
     """The JSON form of a layout (tests and the benchmark build layouts this way)."""
     return json.dumps(
