@@ -14,7 +14,7 @@ from udfs.db2luw.generator import encode_decfloat
 from udfs.db2luw.records import decode_record
 from udfs.db2luw.rows import Column, LayoutBook, TableLayout, decode_row, read_catalog
 from udfs.errors import DecodeError
-from udfs.values import packed_date, packed_time, packed_timestamp
+from udfs.values import decfloat_dpd, packed_date, packed_time, packed_timestamp
 
 
 def _message_id(value) -> str | None:
@@ -35,6 +35,25 @@ def test_packed_date_time_timestamp_from_the_spec():
     assert packed_timestamp(bytes.fromhex("19960403133200123456")) == "1996-04-03 13:32:00.123456"
     with pytest.raises(DecodeError):
         packed_date(bytes.fromhex("19961303"))
+
+
+@pytest.mark.parametrize(
+    ("value", "size"),
+    [("0", 8), ("-0.001", 8), ("9.999999999999999E+384", 8), ("1E-398", 8), ("1.50", 16),
+     ("-1234567890123456789012345678901234E+6111", 16)],
+)  # fmt: skip
+def test_decfloat_dpd_round_trips_the_generators_encoder(value, size):
+    for byteorder in BYTE_ORDERS:
+        raw = encode_decfloat(Decimal(value), size, h.order(byteorder))
+        assert decfloat_dpd(raw, byteorder) == str(Decimal(value))
+
+
+def test_decfloat_specials():
+    assert decfloat_dpd(bytes.fromhex("7800000000000000")) == "Infinity"
+    assert decfloat_dpd(bytes.fromhex("f800000000000000")) == "-Infinity"
+    assert decfloat_dpd(bytes.fromhex("7c00000000000000")) == "NaN"
+    assert decfloat_dpd(bytes.fromhex("7e00000000000000")) == "sNaN"
+    assert decfloat_dpd(bytes.fromhex("77fcff3fcff3fcff")) == "9.999999999999999E+384"
 
 
 @pytest.mark.parametrize("byteorder", BYTE_ORDERS)

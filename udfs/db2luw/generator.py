@@ -616,13 +616,10 @@ class Workload:
         return {
             "tid": txn.tid.hex(), "table": table.full_name, "operation": op, "record": how,
             "before": None if before is None else {c.name: render(c, before.get(c.name))
-                                                   for c in self._cols_of(table, before)},
+                                                   for c in table.versions[-1]},
             "after": None if after is None else {c.name: render(c, after.get(c.name))
                                                  for c in cols},
         }  # fmt: skip
-
-    def _cols_of(self, table: Table, row: dict) -> list[Col]:
-        return table.versions[-1]
 
     def view(self, txn: Txn, table: Table) -> dict:
         """Rows as the transaction sees them: committed rows plus its own pending effects."""
