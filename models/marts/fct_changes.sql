@@ -4,7 +4,7 @@
 with
 
 changes as (
-    {% for model in ['int_logmaster_changes_standardized'] -%}
+    {% for source in logmart_sources() -%}
         select
             change_id,
             source_system,
@@ -34,7 +34,7 @@ changes as (
             decode_warnings,
             raw_file,
             raw_offset
-        from {{ ref(model) }}
+        from {{ ref('int_' ~ source ~ '_changes_standardized') }}
         {% if not loop.last %}union all{% endif %}
     {% endfor %}
 )

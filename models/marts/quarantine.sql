@@ -3,7 +3,7 @@
 with
 
 quarantined as (
-    {% for model in ['int_logmaster_records_quarantined'] -%}
+    {% for source in logmart_sources() -%}
         select
             source_system,
             capture,
@@ -14,7 +14,7 @@ quarantined as (
             record_type,
             stage,
             reason
-        from {{ ref(model) }}
+        from {{ ref('int_' ~ source ~ '_records_quarantined') }}
         {% if not loop.last %}union all{% endif %}
     {% endfor %}
 )

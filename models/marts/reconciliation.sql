@@ -10,9 +10,11 @@ files as (
 records_read as (
     select source_system, source_file, count(*) as records_read
     from (
-        select source_system, source_file from {{ ref('stg_logmaster__control_records') }}
-        union all
-        select source_system, source_file from {{ ref('stg_logmaster__lldf') }}
+        {% for source in logmart_sources() -%}
+            select source_system, source_file
+            from {{ ref('int_' ~ source ~ '_records_read') }}
+            {% if not loop.last %}union all{% endif %}
+        {% endfor %}
     ) as raw_records
     group by source_system, source_file
 ),
@@ -26,8 +28,9 @@ accounted as (
         count(distinct case when outcome = 'quarantined' then raw_offset end)
             as records_quarantined
     from (
-        {% for model in ['int_logmaster_records_accounted'] -%}
-            select source_system, source_file, raw_offset, outcome from {{ ref(model) }}
+        {% for source in logmart_sources() -%}
+            select source_system, source_file, raw_offset, outcome
+            from {{ ref('int_' ~ source ~ '_records_accounted') }}
             {% if not loop.last %}union all{% endif %}
         {% endfor %}
     ) as outcomes

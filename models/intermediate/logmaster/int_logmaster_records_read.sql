@@ -1,0 +1,17 @@
+-- Every record read from a Log Master file (control and data), decoded or not: the left side
+-- of the reconciliation.
+with
+
+control_records as (
+    select source_system, capture, source_file, raw_offset
+    from {{ ref('stg_logmaster__control_records') }}
+),
+
+data_records as (
+    select source_system, capture, source_file, raw_offset
+    from {{ ref('stg_logmaster__lldf') }}
+)
+
+select * from control_records
+union all
+select * from data_records
