@@ -874,13 +874,7 @@ def _truth(w: _Workload, log: list[GenRecord], txns: list[GenTxn]) -> dict[str, 
             c["change_seq"],
         )
     )
-    tables = {
-        t.qualified: sorted(
-            ({c.name: render(row.get(c.name), c) for c in t.columns} for row in t.rows.values()),
-            key=lambda r: json.dumps(r, sort_keys=True),
-        )
-        for t in w.tables.values()
-    }
+    tables = {t.qualified: _table_truth(t) for t in w.tables.values()}
     return {
         "tables": tables,
         "changes": changes,
@@ -890,6 +884,21 @@ def _truth(w: _Workload, log: list[GenRecord], txns: list[GenTxn]) -> dict[str, 
 
 
 _OPS = ("insert", "update", "delete", "truncate")
+
+
+def _table_truth(table: GenTable) -> dict[str, Any]:
+    """A table at the end: names, columns, key and rows (rendered, in key order)."""
+    return {
+        "rel_id": table.rel_id,
+        "schema": table.schema,
+        "name": table.name,
+        "columns": [c.name for c in table.columns],
+        "key": table.key_names(),
+        "rows": [
+            {c.name: render(table.rows[key].get(c.name), c) for c in table.columns}
+            for key in sorted(table.rows)
+        ],
+    }
 
 
 # --- files -------------------------------------------------------------------------------------
@@ -1024,8 +1033,9 @@ def generate(
     out_dir: Path,
     transactions: int = 200,
     seed: int = 1,
+    *,
     formats: Sequence[str] = ("parquet",),
-    capture: str = "capture_001",
+    capture: str = "capture01",
 ) -> dict[str, Any]:
     """Write a solidDB capture and its truth under ``out_dir``; return the summary dict.
 
@@ -1080,7 +1090,7 @@ def _summary(seed: int, rows: list, log: list[GenRecord], truth: dict, files: li
         "capture_off_transactions": sum(t["capture_off"] for t in truth["transactions"]),
         "committed_changes_by_operation": dict(sorted(operations.items())),
         "schema_changes": len(truth["schema_changes"]),
-        "tables": {name: len(rows) for name, rows in truth["tables"].items()},
+        "tables": {name: len(t["rows"]) for name, t in truth["tables"].items()},
         "decode_errors": 0,
     }
 
