@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from udfs.errors import DecodeError
 from udfs.soliddb.catalog import Column, LayoutHistory, TableLayout, read_catalog
@@ -153,3 +155,47 @@ def test_truncate_and_other_statements_keep_the_layout():
     history.apply_sql(logaddr(1), "TRUNCATE TABLE S.T")
     history.apply_sql(logaddr(2), "CREATE INDEX I ON S.T (A)")
     assert len(history.versions()[10]) == 1
+
+
+@settings(max_examples=300)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "CREATE",
+                "ALTER",
+                "TABLE",
+                "ADD",
+                "DROP",
+                "RENAME",
+                "TO",
+                "COLUMN",
+                "PRIMARY",
+                "KEY",
+                "NOT",
+                "NULL",
+                "(",
+                ")",
+                ",",
+                "S",
+                ".",
+                "T",
+                "ID",
+                "A",
+                "B",
+                "INT",
+                "MODIFY",
+                "RENAME TABLE S.T TO",
+                "ALTER TABLE S.T",
+                "CREATE TABLE S.T (",
+            ]
+        ),
+        max_size=14,
+    )
+)
+def test_any_statement_applies_or_raises_decode_error(words):
+    history = LayoutHistory([BASE])
+    try:
+        history.apply_sql(logaddr(1), " ".join(words), rel_id=None)
+    except DecodeError:
+        pass

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from udfs.errors import DecodeError
 from udfs.soliddb.ddl_sql import ColumnDef, parse_statement, tokenize
@@ -142,3 +144,55 @@ def test_tokenizer_keeps_quotes_and_drops_comments():
         ("number", "1.5e3"),
         ("punct", ";"),
     ]
+
+
+@settings(max_examples=300)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "CREATE",
+                "ALTER",
+                "TABLE",
+                "ADD",
+                "DROP",
+                "RENAME",
+                "TO",
+                "COLUMN",
+                "PRIMARY",
+                "KEY",
+                "NOT",
+                "NULL",
+                "(",
+                ")",
+                ",",
+                ".",
+                "t",
+                '"q"',
+                "'s'",
+                "5",
+                "INT",
+                "VARCHAR",
+                "MODIFY",
+                "CONSTRAINT",
+                "TRUNCATE",
+                "LONG",
+                ";",
+            ]
+        ),
+        max_size=14,
+    )
+)
+def test_any_token_soup_parses_or_raises_decode_error(words):
+    try:
+        parse_statement(" ".join(words))
+    except DecodeError:
+        pass
+
+
+@given(st.text(max_size=60))
+def test_any_text_parses_or_raises_decode_error(text):
+    try:
+        parse_statement(text)
+    except DecodeError:
+        pass

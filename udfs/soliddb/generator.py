@@ -827,60 +827,72 @@ def _disposition(txn: GenTxn, txns: list[GenTxn]) -> str:
 # --- truth -------------------------------------------------------------------------------------
 
 
-def _truth(w: _Workload, log: list[GenRecord], txns: list[GenTxn]) -> dict[str, Any]:
+def _truth(w: _Workload, txns: list[GenTxn]) -> dict[str, Any]:
+    """What logmart must report: changes (commit order), transactions, DDL events, tables."""
     changes, transactions, schema_changes = [], [], []
     for txn in txns:
         disposition = _disposition(txn, txns)
         commit = txn.records[-1].logaddr.hex().upper() if txn.fate == "committed" else None
-        txn_changes = [dict(r.change) for r in txn.records if r.change]
-        for seq, change in enumerate(txn_changes, start=1):
-            change.update(
-                transaction_id=txn.label,
-                disposition=disposition,
-                commit_position=commit,
-                change_seq=seq,
-            )
-        if not txn.capture_off:
+        txn_changes = _txn_changes(txn, disposition, commit)
+        if not txn.capture_off:  # not to be propagated: left out of the change marts
             changes.extend(txn_changes)
-        for record in txn.records:
-            if record.schema_change:
-                schema_changes.append(
-                    {
-                        "transaction_id": txn.label,
-                        "logaddr": record.logaddr.hex().upper(),
-                        "relid": record.relid,
-                        **record.schema_change,
-                    }
-                )
-        counts = {op: sum(c["operation"] == op for c in txn_changes) for op in _OPS}
-        transactions.append(
-            {
-                "transaction_id": txn.label,
-                "trxid": txn.trxid,
-                "disposition": disposition,
-                "fate": txn.fate,
-                "capture_off": txn.capture_off,
-                "has_trx_start": txn.has_start,
-                "commit_position": commit,
-                "change_count": len(txn_changes),
-                **{f"{op}s": n for op, n in counts.items()},
-            }
-        )
-    changes.sort(
-        key=lambda c: (
-            c["commit_position"] is None,
-            c["commit_position"] or "",
-            c["transaction_id"],
-            c["change_seq"],
-        )
-    )
-    tables = {t.qualified: _table_truth(t) for t in w.tables.values()}
+        schema_changes.extend(_schema_events(txn))
+        transactions.append(_txn_truth(txn, disposition, commit, txn_changes))
+    changes.sort(key=_truth_order)
     return {
-        "tables": tables,
+        "tables": {t.qualified: _table_truth(t) for t in w.tables.values()},
         "changes": changes,
         "transactions": transactions,
         "schema_changes": schema_changes,
     }
+
+
+def _txn_changes(txn: GenTxn, disposition: str, commit: str | None) -> list[dict[str, Any]]:
+    changes = [dict(r.change) for r in txn.records if r.change]
+    for seq, change in enumerate(changes, start=1):
+        change.update(
+            transaction_id=txn.label,
+            disposition=disposition,
+            commit_position=commit,
+            change_seq=seq,
+        )
+    return changes
+
+
+def _schema_events(txn: GenTxn) -> list[dict[str, Any]]:
+    return [
+        {
+            "transaction_id": txn.label,
+            "logaddr": r.logaddr.hex().upper(),
+            "relid": r.relid,
+            **r.schema_change,
+        }
+        for r in txn.records
+        if r.schema_change and r.logaddr
+    ]
+
+
+def _txn_truth(
+    txn: GenTxn, disposition: str, commit: str | None, changes: list[dict[str, Any]]
+) -> dict[str, Any]:
+    counts = {op: sum(c["operation"] == op for c in changes) for op in _OPS}
+    return {
+        "transaction_id": txn.label,
+        "trxid": txn.trxid,
+        "disposition": disposition,
+        "fate": txn.fate,  # what really happened: committed, rolled_back or open
+        "capture_off": txn.capture_off,
+        "has_trx_start": txn.has_start,
+        "commit_position": commit,
+        "change_count": len(changes),
+        **{f"{op}s": n for op, n in counts.items()},
+    }
+
+
+def _truth_order(change: dict[str, Any]) -> tuple:
+    committed = change["commit_position"] is not None
+    return (not committed, change["commit_position"] or "", change["transaction_id"],
+            change["change_seq"])  # fmt: skip
 
 
 _OPS = ("insert", "update", "delete", "truncate")
@@ -1053,7 +1065,7 @@ def generate(
     plan = _script(workload, transactions)
     log, txns = _lay_out(plan, rng)
     _label_transactions(txns)
-    truth = _truth(workload, log, txns)
+    truth = _truth(workload, txns)
     rows = _file_rows(log, rng)
     files = []
     for fmt in formats:
