@@ -143,10 +143,6 @@ class _Cursor:
         if not token.is_(word):
             raise DecodeError(f"expected {word}, found {token.text!r}")
 
-    def at_end(self) -> bool:
-        token = self.peek()
-        return token is None or token.is_(";")
-
 
 def parse_statement(sql: str) -> DdlStatement:
     """Parse one DDL statement (a trailing ``;`` is allowed). Malformed table DDL raises

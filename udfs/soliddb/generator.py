@@ -1058,6 +1058,7 @@ def generate(
     unknown = set(formats) - {"parquet", "csv", "jsonl"}
     if unknown or not formats:
         raise ValueError(f"formats are parquet, csv, jsonl; got {list(formats)}")
+    out_dir = Path(out_dir)
     rng = random.Random(seed)
     workload = _Workload(rng)
     catalog = list(workload.tables.values())
@@ -1183,6 +1184,7 @@ def generate_benchmark(
 ) -> dict[str, Any]:
     """Stream ``records`` SYS_LOG rows of one simple table into the Parquet file ``path``
     (row groups of ``row_group_rows``; memory flat), and its catalog next to it."""
+    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     write_catalog([BENCH_TABLE], path.parent / "catalog")
     written = 0
