@@ -38,8 +38,8 @@ DEFAULT_WAREHOUSE = Path("warehouse")
 DEFAULT_DEMO_RAW = Path("demo") / "raw"
 DEMO_TRANSACTIONS = 100
 DEMO_SEED = 1
-# Source system -> (module whose `generate(out_dir, transactions, seed)` writes its logs,
-# folder under the raw root that `udfs.pipeline.build` reads that source from).
+# Source system -> (module whose `generate(raw_root, transactions, seed)` writes that source's
+# logs under raw_root/<folder>/<capture>/ (and its ground truth under raw_root/truth/), folder).
 GENERATORS = {
     "db2zos": ("udfs.logmaster.generator", "logmaster"),
     "db2luw": ("udfs.db2luw.generator", "db2luw"),
@@ -326,32 +326,37 @@ def cmd_query(args: argparse.Namespace) -> int:
     return 0
 
 
+def _generate(source: str, raw: Path, transactions: int, seed: int) -> Path:
+    """Run `source`'s generator into the raw root `raw`; returns the folder it wrote."""
+    module, folder = GENERATORS[source]
+    generate = _provided(module, "generate")
+    raw.mkdir(parents=True, exist_ok=True)
+    try:
+        generate(raw, transactions, seed)
+    except ValueError as exc:  # the generator refused its arguments (e.g. too few transactions)
+        raise LogmartError(f"cannot generate {source} logs: {exc}") from None
+    return raw / folder
+
+
 def cmd_generate(args: argparse.Namespace) -> int:
-    generate = _provided(GENERATORS[args.source][0], "generate")
-    args.out.mkdir(parents=True, exist_ok=True)
-    generate(args.out, args.transactions, args.seed)
-    print(
-        f"wrote {args.source} logs ({args.transactions} transactions) to {args.out}",
-        file=sys.stderr,
-    )
+    written = _generate(args.source, args.out, args.transactions, args.seed)
+    print(f"wrote {args.source} logs ({args.transactions} transactions) to {written}")
     return 0
 
 
 def _demo_raw(raw: Path) -> None:
-    """Generate sample logs into raw/<folder>/ for every source that has none yet."""
-    for source, (module, folder) in GENERATORS.items():
-        out = raw / folder
-        if out.is_dir() and any(path.is_file() for path in out.rglob("*")):
-            print(f"using the existing {source} files in {out}", file=sys.stderr)
+    """Generate sample logs under `raw` for every source that has none there yet."""
+    for source, (_, folder) in GENERATORS.items():
+        existing = raw / folder
+        if existing.is_dir() and any(path.is_file() for path in existing.rglob("*")):
+            print(f"using the existing {source} files in {existing}", file=sys.stderr)
             continue
         try:
-            generate = _provided(module, "generate")
+            written = _generate(source, raw, DEMO_TRANSACTIONS, DEMO_SEED)
         except LogmartError as exc:
             print(f"skipping {source}: {exc}", file=sys.stderr)
             continue
-        out.mkdir(parents=True, exist_ok=True)
-        generate(out, DEMO_TRANSACTIONS, DEMO_SEED)
-        print(f"generated {source} sample logs in {out}", file=sys.stderr)
+        print(f"generated {source} sample logs in {written}", file=sys.stderr)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
