@@ -41,3 +41,10 @@ def spark(warehouse: Path, spark_launch_dir: Path) -> Iterator[SparkSession]:
             yield session
     finally:
         os.chdir(before)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test that uses the `spark` fixture is a `spark` test (`-m "not spark"` skips it)."""
+    for item in items:
+        if "spark" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.spark)
