@@ -11,6 +11,7 @@ Before the JVM starts we find Java: `JAVA_HOME`, else `java` on PATH, else the J
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import hashlib
 import os
@@ -284,7 +285,9 @@ def _open_metastore(spark: SparkSession, warehouse: Path) -> None:
 
 def ship_package(spark: SparkSession) -> Path:
     """Zip the `udfs` package and add it to every executor's Python path."""
-    target = Path(tempfile.mkdtemp(prefix="logmart-pyfiles-")) / "udfs.zip"
+    folder = tempfile.mkdtemp(prefix="logmart-pyfiles-")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    target = Path(folder) / "udfs.zip"
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
         for path in sorted(PACKAGE_DIR.rglob("*")):
             if path.is_file() and "__pycache__" not in path.parts:
