@@ -41,6 +41,9 @@ DEFAULT_MASTER = "local[*]"
 LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1"}
 LOCK_WAIT_SECONDS = 5.0  # how long a held metastore may take to be released before we give up
 
+_CAN_PROBE_LOCKS = (
+    fcntl is not None and sys.platform.startswith("linux") and struct.calcsize("P") == 8
+)
 # Messages Derby/Hive give when another JVM has booted the same metastore_db.
 _DERBY_LOCK_SIGNS = ("Another instance of Derby may have already booted", "XSDB6")
 
@@ -206,14 +209,15 @@ def _prepare_process_env(master: str) -> None:
 
 
 def warehouse_lock_holder(warehouse: Path) -> int | None:
-    """Process id holding `warehouse`'s Derby metastore, 0 if held by an unknown process.
+    """Process id holding `warehouse`'s Derby metastore; None when it is free.
 
-    None when the metastore is free (or cannot be probed here). Derby keeps an exclusive
-    POSIX lock on `metastore_db/dbex.lck` while a JVM has the database booted; `db.lck` alone
-    may be left over by a crash, so the lock itself is probed rather than the file's presence.
+    Derby keeps an exclusive POSIX lock on `metastore_db/dbex.lck` while a JVM has the database
+    booted; `db.lck` alone may be left over by a crash, so the lock itself is probed rather than
+    the file's presence. Probed on 64-bit Linux only (the layout of `struct flock` differs
+    elsewhere); other systems get None and rely on the metastore's own error.
     """
     lock_file = Path(warehouse) / "metastore_db" / "dbex.lck"
-    if fcntl is None or not lock_file.exists():
+    if not _CAN_PROBE_LOCKS or not lock_file.exists():
         return None
     fd = os.open(lock_file, os.O_RDONLY)
     try:
@@ -225,14 +229,14 @@ def warehouse_lock_holder(warehouse: Path) -> int | None:
 def _posix_lock_owner(fd: int) -> int | None:
     """Ask the kernel (F_GETLK) who holds a write lock on the whole file; None if nobody."""
     assert fcntl is not None
-    # struct flock on Linux/glibc 64-bit: short type, short whence, off_t start, off_t len,
+    # struct flock on 64-bit Linux: short type, short whence, off_t start, off_t len,
     # pid_t pid (+ padding).
     layout = "hhqqi4x"
     query = struct.pack(layout, fcntl.F_WRLCK, os.SEEK_SET, 0, 0, 0)
     try:
         answer = fcntl.fcntl(fd, fcntl.F_GETLK, query)
     except OSError:
-        return 0  # cannot ask; callers still fall back to the metastore's own error
+        return None  # cannot ask; get_spark still turns the metastore's own error into ours
     lock_type, _, _, _, pid = struct.unpack(layout, answer)
     return None if lock_type == fcntl.F_UNLCK else pid
 
