@@ -7,14 +7,24 @@ need a second Spark process (lock, cluster, no-Java runs) start it with `subproc
 
 from __future__ import annotations
 
+import importlib
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from pyspark.sql import SparkSession
 
 from udfs.session import spark_session
+
+# Small but complete workloads: every scripted case of each generator, built in one go.
+DEMO_TRANSACTIONS = 40
+DEMO_SEED = 7
+# More inputs for that same one build (another export format of a capture, a damaged capture):
+# functions of the raw folder, appended by a source's test module when it is imported
+# (`from tests.conftest import EXTRA_INPUTS`), so they are all in place before `demo` builds.
+EXTRA_INPUTS: list[Callable[[Path], None]] = []
 
 
 @pytest.fixture(scope="session")
@@ -48,3 +58,39 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "spark" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.spark)
+
+
+@dataclass(frozen=True)
+class Demo:
+    """A raw folder with every source's generated logs, built once into the test warehouse."""
+
+    raw: Path
+    warehouse: Path
+    summary: dict
+
+
+def _generators() -> list:
+    """Each source's generate(out_dir, transactions, seed) that exists."""
+    from udfs.logmaster.generator import generate as logmaster
+
+    found = [logmaster]
+    for module in ("udfs.db2luw.generator", "udfs.soliddb.generator"):
+        try:
+            found.append(importlib.import_module(module).generate)
+        except ImportError:
+            pass
+    return found
+
+
+@pytest.fixture(scope="session")
+def demo(spark: SparkSession, warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> Demo:
+    """Generated logs of every source under one raw folder, built once (load + dbt build)."""
+    from udfs.pipeline import build
+
+    raw = tmp_path_factory.mktemp("raw")
+    for generate in _generators():
+        generate(raw, DEMO_TRANSACTIONS, DEMO_SEED)
+    for write_inputs in EXTRA_INPUTS:
+        write_inputs(raw)
+    summary = build(spark, raw, warehouse)
+    return Demo(raw, warehouse, summary)

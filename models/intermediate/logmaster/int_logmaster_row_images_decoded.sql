@@ -16,8 +16,10 @@ layouts as (
 ),
 
 versions as (
-    -- The table version in force at the change: created before it, not dropped before it
-    -- (positions are RBAs, or LRSNs in data sharing; all zeros = not recorded).
+    -- The table version in force at the change. DTBI CREATERBA/DROPRBA hold an RBA or an LRSN
+    -- (the spec says "RBA/LRSN"): a version applies when it was created at or before the
+    -- change's LOGRBA or its LOGLRSN, and not dropped before both; all zeros = not recorded.
+    -- The latest such version (SEQUENCENUMBER) wins; a table with one version always uses it.
     select
         changes.*,
         layouts.table_schema,
@@ -36,14 +38,21 @@ versions as (
             and changes.dbid = layouts.dbid
             and changes.tbobid = layouts.tbobid
             and (
-                {{ is_zero_position('layouts.createrba') }}
-                or layouts.createrba
-                <= case when changes.memberid > 0 then changes.loglrsn else changes.logrba end
-            )
-            and (
-                {{ is_zero_position('layouts.droprba') }}
-                or layouts.droprba
-                > case when changes.memberid > 0 then changes.loglrsn else changes.logrba end
+                layouts.version_count = 1
+                or (
+                    (
+                        {{ is_zero_position('layouts.createrba') }}
+                        or layouts.createrba <= changes.logrba
+                        or layouts.createrba <= changes.loglrsn
+                    )
+                    and (
+                        {{ is_zero_position('layouts.droprba') }}
+                        or (
+                            layouts.droprba > changes.logrba
+                            and layouts.droprba > changes.loglrsn
+                        )
+                    )
+                )
             )
 ),
 

@@ -57,6 +57,9 @@ layouts as (
         tables.shortname,
         tables.encodingscheme,
         tables.lobsincluded,
+        count(*) over (
+            partition by tables.capture, tables.dbid, tables.tbobid
+        ) as version_count,
         case
             when tables.has_untranslatable_owner and tables.unitableowner != ''
                 then tables.unitableowner

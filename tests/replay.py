@@ -1,0 +1,51 @@
+"""Replaying committed changes from marts.fct_changes onto empty tables, for oracle tests.
+
+The generators write the final table contents they expect (truth/<source>/tables.json); the
+marts must reproduce them exactly when their committed changes are applied in commit order.
+Rows are matched by their full before image, so the replay needs no key and checks every
+column of every before image on the way.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+from pyspark.sql import SparkSession
+
+
+def replay(spark: SparkSession, source_system: str) -> dict[str, list[dict]]:
+    """Final rows per 'SCHEMA.TABLE' after applying the source's committed changes in order."""
+    changes = spark.sql(
+        "select table_schema, table_name, operation, before_image, after_image "
+        "from marts.fct_changes "
+        f"where source_system = '{source_system}' and disposition = 'committed' "
+        "order by commit_position, change_seq"
+    ).toLocalIterator()
+    tables: dict[str, list[dict]] = {}
+    for change in changes:
+        rows = tables.setdefault(f"{change.table_schema}.{change.table_name}", [])
+        before = dict(change.before_image) if change.before_image is not None else None
+        after = dict(change.after_image) if change.after_image is not None else None
+        if change.operation == "truncate":
+            rows.clear()
+        elif change.operation == "insert":
+            rows.append(after)
+        elif change.operation == "delete":
+            rows.remove(before)
+        elif change.operation == "update":
+            rows[rows.index(before)] = after
+        else:
+            raise AssertionError(f"unexpected operation {change.operation!r}")
+    return tables
+
+
+def truth_tables(raw: Path, source_system: str) -> dict[str, list[dict]]:
+    """The generator's expected final rows per 'SCHEMA.TABLE'."""
+    truth = json.loads((raw / "truth" / source_system / "tables.json").read_text())
+    return {name: table["rows"] for name, table in truth.items()}
+
+
+def as_multiset(rows: list[dict]) -> Counter:
+    return Counter(json.dumps(row, sort_keys=True) for row in rows)
