@@ -167,10 +167,11 @@ class LogMasterReader(DataSourceReader):
 
     def partitions(self) -> list[FilePartition]:
         files = discover(self.root, self.raw_root)
-        if self.records == "control":
-            return [FilePartition(f, 0, f.size, None) for f in files if f.kind == "control"]
-        summaries = control_summaries(files)
         parts = []
+        if self.records == "control":
+            parts = [FilePartition(f, 0, f.size, None) for f in files if f.kind == "control"]
+            files = []
+        summaries = control_summaries(files)
         for log_file in files:
             if log_file.kind != "data":
                 continue
