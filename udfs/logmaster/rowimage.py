@@ -24,9 +24,10 @@ from functools import lru_cache
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
+from udfs import batch_values as bv
 from udfs import values
-from udfs.batch import HEX_PAIRS, ascii_table
 
 VARYING_TYPES = frozenset({"VCHR", "VGRF", "LVCH", "LVGR", "ROWI", "BLOB", "CLOB", "DBCL"})
 DOUBLE_BYTE_TYPES = frozenset({"GRPH", "VGRF", "LVGR", "DBCL"})
@@ -163,248 +164,226 @@ def layout_json(layout: RowLayout) -> str:
 # --- a batch of images ---------------------------------------------------------------------
 
 
-class _Images:
-    """Row images of one batch inside one byte buffer: starts/ends per row, errors per row."""
+class _Cursor:
+    """One position per row inside the batch buffer, each row's end, and each row's error.
 
-    def __init__(self, buffer: np.ndarray, starts: np.ndarray, ends: np.ndarray):
+    Rows that are skipped (not decoded at all) or already failed read nothing further.
+    """
+
+    def __init__(self, buffer: np.ndarray, starts: np.ndarray, ends: np.ndarray, active):
         self.buffer = buffer
         self.pos = starts.astype(np.int64).copy()
         self.ends = ends.astype(np.int64)
-        self.errors: list[str | None] = [None] * len(starts)
-        self.bad = np.zeros(len(starts), bool)
+        self.skip = ~np.asarray(active, bool)
+        self.failed = np.zeros(len(starts), bool)
+        self.errors: dict[int, str] = {}
 
-    def fail(self, rows: np.ndarray, reason: str) -> None:
-        for row in np.flatnonzero(rows & ~self.bad):
-            self.errors[row] = reason
-        self.bad |= rows
+    def live(self) -> np.ndarray:
+        return ~(self.skip | self.failed)
 
-    def take(self, width: np.ndarray | int, what: str) -> tuple[np.ndarray, np.ndarray]:
-        """Claim ``width`` bytes at each row's position; returns (starts, widths)."""
-        width = np.where(self.bad, 0, np.broadcast_to(np.asarray(width, np.int64), self.pos.shape))
+    def fail(self, mask: np.ndarray, reason: str) -> None:
+        new = mask & self.live()
+        for row in np.flatnonzero(new):
+            self.errors[int(row)] = reason
+        self.failed |= new
+
+    def take(self, width, what: str) -> tuple[np.ndarray, np.ndarray]:
+        """Claim ``width`` bytes at each live row's position; returns (starts, widths)."""
+        live = self.live()
+        width = np.where(live, np.broadcast_to(np.asarray(width, np.int64), self.pos.shape), 0)
         starts = self.pos.copy()
         over = starts + width > self.ends
-        if over.any():
-            self.fail(over, f"row image ends inside {what}")
-        self.pos = np.minimum(starts + width, self.ends)
-        return starts, np.where(over | self.bad, 0, width)
-
-    def bytes_at(self, starts: np.ndarray, width: int) -> np.ndarray:
-        """(rows, width) matrix at the given starts, reading zeros past a row's end."""
-        index = starts[:, None] + np.arange(width, dtype=np.int64)
-        index = np.minimum(index, len(self.buffer) - 1)
-        return self.buffer[index] if width else np.zeros((len(starts), 0), np.uint8)
+        self.fail(over, f"row image ends inside {what}")
+        width = np.where(self.live(), width, 0)
+        self.pos = starts + width
+        return starts, width
 
     def u16(self, what: str) -> np.ndarray:
         starts, widths = self.take(2, what)
-        matrix = self.bytes_at(starts, 2).astype(np.int64)
+        matrix = bv.fixed(self.buffer, starts, 2).astype(np.int64)
         return np.where(widths == 2, matrix[:, 0] << 8 | matrix[:, 1], 0)
-
-
-def _ragged(
-    buffer: np.ndarray, starts: np.ndarray, widths: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Concatenate buffer[start:start+width] for every row; returns (data, int32 offsets)."""
-    offsets = np.zeros(len(starts) + 1, np.int64)
-    np.cumsum(widths, out=offsets[1:])
-    total = int(offsets[-1])
-    if total == 0:
-        return np.zeros(0, np.uint8), offsets.astype(np.int32)
-    index = np.repeat(starts - offsets[:-1], widths) + np.arange(total, dtype=np.int64)
-    return buffer[index], offsets.astype(np.int32)
-
-
-def _binary_array(data: np.ndarray, offsets: np.ndarray) -> pa.Array:
-    return pa.BinaryArray.from_buffers(
-        pa.binary(), len(offsets) - 1, [None, pa.py_buffer(offsets), pa.py_buffer(data)]
-    )
-
-
-def _string_array(data: np.ndarray, offsets: np.ndarray) -> pa.Array:
-    return pa.StringArray.from_buffers(
-        len(offsets) - 1, pa.py_buffer(offsets), pa.py_buffer(np.ascontiguousarray(data))
-    )
-
-
-def _hex_values(data: np.ndarray, offsets: np.ndarray) -> list[str | None]:
-    return _string_array(HEX_PAIRS[data].reshape(-1), offsets * 2).to_pylist()
-
-
-_ASCII_TABLES: dict[str, np.ndarray] = {}
-
-
-def _text_values(data: np.ndarray, offsets: np.ndarray, codec: str) -> list[str]:
-    """Decode ragged text: a table lookup when every byte is ASCII in ``codec``, else Python."""
-    if codec not in ("utf-8", "utf8"):
-        table = _ASCII_TABLES.setdefault(codec, ascii_table(codec))
-        translated = table[data]
-        if not (translated == 0xFF).any():
-            return _string_array(translated, offsets).to_pylist()
-    raw = _binary_array(data, offsets).to_pylist()
-    return [value.decode(codec) for value in raw]
-
-
-def _ints(matrix: np.ndarray) -> np.ndarray:
-    """Big-endian two's complement integers from a (rows, width) byte matrix."""
-    width = matrix.shape[1]
-    value = np.zeros(len(matrix), np.int64)
-    for column in range(width):
-        value = (value << 8) | matrix[:, column].astype(np.int64)
-    if width < 8:
-        sign = np.int64(1) << (8 * width - 1)
-        value = (value ^ sign) - sign
-    return value
-
-
-def _packed(matrix: np.ndarray, scale: int) -> tuple[list[str | None], np.ndarray]:
-    """Packed decimals -> text with scale; returns values and a mask of invalid rows."""
-    nibbles = np.stack([matrix >> 4, matrix & 15], 2).reshape(len(matrix), -1)
-    digits, signs = nibbles[:, :-1], nibbles[:, -1]
-    bad = (digits > 9).any(axis=1) | ~np.isin(signs, [0xA, 0xB, 0xC, 0xD, 0xE, 0xF])
-    negative = np.isin(signs, [0xB, 0xD])
-    if digits.shape[1] <= 18:
-        unscaled = np.zeros(len(matrix), np.int64)
-        for column in range(digits.shape[1]):
-            unscaled = unscaled * 10 + digits[:, column]
-        unscaled = np.where(negative, -unscaled, unscaled)
-        texts = [values.scaled_text(int(u), scale) for u in unscaled.tolist()]
-    else:
-        texts = [
-            None if b else values.scaled_text((-1 if n else 1) * int("".join(map(str, d))), scale)
-            for b, n, d in zip(bad, negative, digits.tolist(), strict=True)
-        ]
-    return texts, bad
-
-
-def _floats(matrix: np.ndarray, float_format: str) -> list[str]:
-    width = matrix.shape[1]
-    if float_format == "ieee":
-        floats = np.ascontiguousarray(matrix).view(">f4" if width == 4 else ">f8").ravel()
-        return [values.render_float(float(f), width == 4) for f in floats.tolist()]
-    word = np.zeros(len(matrix), np.uint64)
-    for column in range(width):
-        word = (word << np.uint64(8)) | matrix[:, column].astype(np.uint64)
-    bits = width * 8
-    negative = (word >> np.uint64(bits - 1)).astype(bool)
-    exponent = ((word >> np.uint64(bits - 8)) & np.uint64(0x7F)).astype(np.int64) - 64
-    fraction = (word & np.uint64((1 << (bits - 8)) - 1)).astype(np.float64)
-    magnitude = np.ldexp(fraction, (4 * exponent - (bits - 8)).astype(np.int32))
-    result = np.where(negative, -magnitude, magnitude)
-    return [values.render_float(float(f), width == 4) for f in result.tolist()]
-
-
-# Character forms of temporal values -> the marts' text.
-_TEMPORAL = {
-    "DATE": values.date_text,
-    "TIME": values.time_text,
-    "DTTM": values.timestamp_text,
-    "DTTZ": values.timestamp_text,
-}
-
-
-class _Result:
-    """Rendered values of one image position: column-major lists plus warnings."""
-
-    def __init__(self, rows: int, columns: int):
-        self.values: list[list[str | None]] = [[None] * rows for _ in range(columns)]
-        self.warnings: list[set[str]] = [set() for _ in range(rows)]
-
-
-def _decode_column(
-    images: _Images, col: Column, index: int, layout: RowLayout, result: _Result, image_starts
-) -> None:
-    what = f"column {col.num} ({col.type})"
-    rows = len(images.pos)
-    present = np.ones(rows, bool)
-    if col.pos is not None and col.pos >= 0:
-        # LLCOLUMNPOS counts from the start of the row image: a cross-check only.
-        moved = (images.pos - image_starts != col.pos) & ~images.bad
-        for row in np.flatnonzero(moved):
-            result.warnings[row].add(f"column {col.num} is not at LLCOLUMNPOS {col.pos}")
-    if col.nullable:
-        starts, widths = images.take(1, f"the null byte of {what}")
-        indicator = images.bytes_at(starts, 1)[:, 0]
-        odd = (indicator != 0x00) & (indicator != 0xFF) & (widths == 1)
-        if odd.any():
-            images.fail(odd, f"null byte of {what} is neither x'00' nor x'FF'")
-        present = indicator == 0x00
-    if col.varying:
-        length = images.u16(f"the length of {what}")
-        width = length * 2 if col.type in DOUBLE_BYTE_TYPES else length
-    else:
-        width = np.full(rows, col.length, np.int64)
-    starts, widths = images.take(width, what)
-    present &= ~images.bad
-    if col.type in LOB_TYPES and not layout.lobs_included:
-        for row in np.flatnonzero(present):
-            result.warnings[row].add(f"column {col.num}: LOB not included in the logical log")
-        return
-    chosen = np.flatnonzero(present)
-    if not len(chosen):
-        return
-    rendered, bad = _render(images.buffer, starts[chosen], widths[chosen], col, layout)
-    if bad is not None and bad.any():
-        mask = np.zeros(rows, bool)
-        mask[chosen[bad]] = True
-        images.fail(mask, f"{what} holds bytes that are not a valid {col.type} value")
-    target = result.values[index]
-    for row, value in zip(chosen.tolist(), rendered, strict=True):
-        target[row] = value
-    if col.type in DOUBLE_BYTE_TYPES and layout.graphic_codec is None:
-        for row in chosen.tolist():
-            result.warnings[row].add(f"column {col.num}: DBCS graphic data shown as hex")
 
 
 def _render(
     buffer: np.ndarray, starts: np.ndarray, widths: np.ndarray, col: Column, layout: RowLayout
-) -> tuple[list[str | None], np.ndarray | None]:
-    """Render the present values of one column; returns texts and a bad-value mask."""
+) -> tuple[pa.Array, np.ndarray]:
+    """Render the present values of one column (one Arrow array) and flag invalid ones."""
     kind = col.type
     if kind == "INT" and col.length in (2, 4, 8):
-        matrix = buffer[starts[:, None] + np.arange(col.length)]
-        return [str(v) for v in _ints(matrix).tolist()], None
+        return bv.int_strings(bv.fixed(buffer, starts, col.length))
     if kind == "DEC":
-        return _packed(buffer[starts[:, None] + np.arange(col.length)], col.scale)
+        return bv.packed_decimals(bv.fixed(buffer, starts, col.length), col.scale)
     if kind == "FLOT" and col.length in (4, 8):
-        return _floats(buffer[starts[:, None] + np.arange(col.length)], layout.float_format), None
-    data, offsets = _ragged(buffer, starts, widths)
-    if kind == "ROWI" or kind == "BLOB" or (kind in TEXT_TYPES and col.subtype == "B"):
-        return _hex_values(data, offsets), None
+        matrix = bv.fixed(buffer, starts, col.length)
+        floats = bv.ieee_floats(matrix) if layout.float_format == "ieee" else bv.hfp_floats(matrix)
+        return bv.float_strings(floats, col.length == 4)
+    if kind in ("DATE", "TIME", "DTTM", "DTTZ"):
+        return bv.temporal_strings(bv.fixed(buffer, starts, col.length), kind, layout.text_codec)
+    data, offsets = bv.ragged(buffer, starts, widths)
+    if kind in ("ROWI", "BLOB") or (kind in TEXT_TYPES and col.subtype == "B"):
+        return bv.hex_strings(data, offsets), np.zeros(len(starts), bool)
     if kind in DOUBLE_BYTE_TYPES:
         if layout.graphic_codec is None:
-            return _hex_values(data, offsets), None
-        return _decode_each(_binary_array(data, offsets).to_pylist(), layout.graphic_codec)
+            return bv.hex_strings(data, offsets), np.zeros(len(starts), bool)
+        return bv.text_strings(data, offsets, layout.graphic_codec)
     if kind in TEXT_TYPES:
-        try:
-            return _text_values(data, offsets, layout.text_codec), None
-        except UnicodeDecodeError:
-            return _decode_each(_binary_array(data, offsets).to_pylist(), layout.text_codec)
-    if kind in _TEMPORAL:
-        texts, bad = _decode_each(_binary_array(data, offsets).to_pylist(), layout.text_codec)
-        rendered: list[str | None] = []
-        for i, text in enumerate(texts):
-            try:
-                rendered.append(None if text is None else _TEMPORAL[kind](text))
-            except values.DecodeError:
-                rendered.append(None)
-                bad[i] = True
-        return rendered, bad
-    raise values.DecodeError(f"column {col.num}: LLCOLUMNTYPE {kind!r} length {col.length} is "
-                             "not one logmart can decode")
+        return bv.text_strings(data, offsets, layout.text_codec)
+    raise values.DecodeError(
+        f"column {col.num}: LLCOLUMNTYPE {kind!r} length {col.length} is not one logmart "
+        "can decode; see seeds/logmaster_column_types.csv"
+    )
 
 
-def _decode_each(raw: list[bytes], codec: str) -> tuple[list[str | None], np.ndarray]:
-    texts: list[str | None] = []
-    bad = np.zeros(len(raw), bool)
-    for i, value in enumerate(raw):
-        try:
-            texts.append(value.decode(codec))
-        except UnicodeDecodeError:
-            texts.append(None)
-            bad[i] = True
-    return texts, bad
+def _column(
+    cursor: _Cursor, col: Column, layout: RowLayout, image_starts, warnings: dict
+) -> pa.Array:
+    """Read one column of every live row; returns its rendered values (null where NULL)."""
+    what = f"column {col.num} ({col.type})"
+    rows = len(cursor.pos)
+    if col.pos is not None and col.pos >= 0:
+        # LLCOLUMNPOS counts from the start of the row image: a cross-check only.
+        for row in np.flatnonzero((cursor.pos - image_starts != col.pos) & cursor.live()):
+            _warn(warnings, row, f"column {col.num} is not at LLCOLUMNPOS {col.pos}")
+    present = np.ones(rows, bool)
+    if col.nullable:
+        starts, widths = cursor.take(1, f"the null byte of {what}")
+        indicator = bv.fixed(cursor.buffer, starts, 1)[:, 0]
+        odd = (indicator != 0x00) & (indicator != 0xFF) & (widths == 1)
+        cursor.fail(odd, f"null byte of {what} is neither x'00' nor x'FF'")
+        present = indicator == 0x00
+    if col.varying:
+        length = cursor.u16(f"the length of {what}")
+        width = length * 2 if col.type in DOUBLE_BYTE_TYPES else length
+    else:
+        width = np.full(rows, col.length, np.int64)
+    starts, widths = cursor.take(width, what)
+    chosen = np.flatnonzero(present & cursor.live())
+    if col.type in LOB_TYPES and not layout.lobs_included:
+        for row in chosen:
+            _warn(warnings, row, f"column {col.num}: LOB not included in the logical log")
+        return pa.nulls(rows, pa.string())
+    if not len(chosen):
+        return pa.nulls(rows, pa.string())
+    rendered, bad = _render(cursor.buffer, starts[chosen], widths[chosen], col, layout)
+    if bad.any():
+        mask = np.zeros(rows, bool)
+        mask[chosen[bad]] = True
+        cursor.fail(mask, f"{what} holds bytes that are not a valid {col.type} value")
+    if col.type in DOUBLE_BYTE_TYPES and layout.graphic_codec is None:
+        for row in chosen:
+            _warn(warnings, row, f"column {col.num}: DBCS graphic data shown as hex")
+    return _scatter(rendered, chosen, rows)
+
+
+def _scatter(rendered: pa.Array, chosen: np.ndarray, rows: int) -> pa.Array:
+    """Values of the chosen rows placed at their rows; null elsewhere."""
+    positions = np.full(rows, -1, np.int64)
+    positions[chosen] = np.arange(len(chosen))
+    return rendered.take(pa.array(positions, mask=positions < 0))
+
+
+def _warn(warnings: dict, row, text: str) -> None:
+    warnings.setdefault(int(row), set()).add(text)
+
+
+def _value_lists(columns: list[pa.Array], valid: np.ndarray) -> pa.Array:
+    """Per row, the list of its column values (column order); null rows where not ``valid``."""
+    rows, width = len(valid), len(columns)
+    flat = pa.concat_arrays(columns) if columns else pa.array([], pa.string())
+    order = (np.arange(rows)[:, None] + rows * np.arange(width)[None, :]).reshape(-1)
+    offsets = pa.array(np.arange(0, rows * width + 1, max(width, 1))[: rows + 1], pa.int32())
+    if width == 0:
+        offsets = pa.array(np.zeros(rows + 1, np.int32))
+    return pa.ListArray.from_arrays(
+        offsets, flat.take(pa.array(order, pa.int64())), mask=pa.array(~valid)
+    )
 
 
 # --- DATA field -> images --------------------------------------------------------------------
+
+ROW_IMAGES_TYPE = (
+    "struct<before_values: array<string>, after_values: array<string>, "
+    "warnings: array<string>, error: string>"
+)
+_FIELDS = ["before_values", "after_values", "warnings", "error"]
+
+
+def _binary_buffers(data: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(bytes, starts, lengths) of an Arrow binary array, without copying the bytes."""
+    if pa.types.is_large_binary(data.type):
+        offset_type = np.int64
+    else:
+        data = data.cast(pa.binary())
+        offset_type = np.int32
+    buffers = data.buffers()
+    offsets = np.frombuffer(buffers[1], offset_type)[data.offset : data.offset + len(data) + 1]
+    offsets = offsets.astype(np.int64)
+    raw = np.frombuffer(buffers[2], np.uint8) if buffers[2] is not None else np.zeros(0, np.uint8)
+    lengths = np.diff(offsets)
+    if data.null_count:
+        lengths = np.where(data.is_null().to_numpy(zero_copy_only=False), 0, lengths)
+    return raw, offsets[:-1], lengths
+
+
+def decode_batch(data: pa.Array, change_type: pa.Array, layout: RowLayout) -> pa.StructArray:
+    """Decode the DATA fields of rows that share one layout -> the UDF's struct array.
+
+    Rows whose change type carries no row image (DM, DT, DR, CO, …) get no images and no error.
+    """
+    rows = len(data)
+    buffer, starts, lengths = _binary_buffers(data)
+    types = pc.utf8_trim_whitespace(change_type.cast(pa.string())).fill_null("")
+    kinds = types.to_numpy(zero_copy_only=False)
+    slots = [
+        np.isin(kinds, [t for t, names in IMAGES_BY_CHANGE_TYPE.items() if len(names) > slot])
+        for slot in range(2)
+    ]
+    frame = _Cursor(buffer, starts, starts + lengths, slots[0])
+    total = frame.u16("the DATA length")
+    frame.fail(total != lengths, "the DATA length field does not match DATA")
+    warnings: dict[int, set[str]] = {}
+    images: list[tuple[list[pa.Array], np.ndarray]] = []
+    for wanted in slots:
+        saved = frame.skip
+        frame.skip = saved | ~wanted
+        length = frame.u16(f"the length of row image {len(images) + 1}")
+        image_starts, widths = frame.take(length, f"row image {len(images) + 1}")
+        frame.skip = saved
+        cursor = _Cursor(buffer, image_starts, image_starts + widths, wanted & frame.live())
+        columns = [_column(cursor, col, layout, image_starts, warnings) for col in layout.columns]
+        cursor.fail(cursor.pos != cursor.ends, "row image is longer than the columns of its layout")
+        for row, reason in cursor.errors.items():
+            frame.fail(_one(rows, row), f"row image {len(images) + 1}: {reason}")
+        images.append((columns, wanted))
+    frame.fail(frame.pos != frame.ends, "DATA holds more bytes than its row images")
+    ok = frame.live()
+    return _assemble(rows, types, images, ok, warnings, frame.errors)
+
+
+def _assemble(rows, types, images, ok, warnings, errors) -> pa.StructArray:
+    """before/after lists by change type, warnings and errors -> the UDF's struct array."""
+    (first, first_wanted), (second, second_wanted) = images
+    kinds = types.to_numpy(zero_copy_only=False)
+    first_is_after = np.isin(kinds, ["I", "IL"])
+    first_rows = _value_lists(first, ok & first_wanted)
+    second_rows = _value_lists(second, ok & second_wanted)
+    nulls = pa.nulls(rows, pa.list_(pa.string()))
+    before = pc.if_else(pa.array(first_is_after), nulls, first_rows)
+    after = pc.if_else(pa.array(first_is_after), first_rows, second_rows)
+    warning_lists = pa.array(
+        [sorted(warnings.get(row, ())) if ok[row] else [] for row in range(rows)]
+        if warnings
+        else [[]] * rows,
+        pa.list_(pa.string()),
+    )
+    error_texts = pa.array([errors.get(row) for row in range(rows)], pa.string())
+    return pa.StructArray.from_arrays([before, after, warning_lists, error_texts], names=_FIELDS)
+
+
+def _one(rows: int, row: int) -> np.ndarray:
+    mask = np.zeros(rows, bool)
+    mask[row] = True
+    return mask
 
 
 @dataclass
@@ -420,117 +399,71 @@ class DecodedImages:
 def decode_data(
     data: list[bytes | None], change_types: list[str | None], layout: RowLayout
 ) -> DecodedImages:
-    """Decode the DATA fields of rows that share one layout.
-
-    Rows whose change type carries no row image (DM, DT, DR, CO, …) get no images and no error.
-    """
-    rows = len(data)
-    out = DecodedImages([None] * rows, [None] * rows, [[] for _ in range(rows)], [None] * rows)
-    names = [IMAGES_BY_CHANGE_TYPE.get((ct or "").strip(), ()) for ct in change_types]
-    lengths = np.array([len(d) if d is not None else 0 for d in data], np.int64)
-    buffer = np.frombuffer(b"".join(d or b"" for d in data) + b"\x00\x00", np.uint8)
-    record_starts = np.zeros(rows, np.int64)
-    np.cumsum(lengths[:-1], out=record_starts[1:])
-    frame = _Images(buffer, record_starts, record_starts + lengths)
-    frame.bad = np.array([not n for n in names], bool)  # nothing to decode in those rows
-    skipped = frame.bad.copy()
-    total = frame.u16("the DATA length")
-    frame.fail((total != lengths) & ~frame.bad, "the DATA length field does not match DATA")
-    for slot in range(2):
-        wanted = np.array([len(n) > slot for n in names], bool) & ~frame.bad
-        if not wanted.any():
-            continue
-        saved_bad = frame.bad.copy()
-        frame.bad |= ~wanted
-        length = frame.u16(f"the length of row image {slot + 1}")
-        starts, widths = frame.take(length, f"row image {slot + 1}")
-        frame.bad = saved_bad | (frame.bad & wanted)
-        _decode_images(buffer, starts, widths, wanted & ~frame.bad, slot, names, layout, frame, out)
-    frame.fail((frame.pos != frame.ends) & ~frame.bad, "DATA holds more bytes than its row images")
-    for row in np.flatnonzero(frame.bad & ~skipped):
-        out.errors[row] = frame.errors[row]
-        out.before[row] = out.after[row] = None
-        out.warnings[row] = []
-    return out
-
-
-def _decode_images(buffer, starts, widths, wanted, slot, names, layout, frame, out) -> None:
-    """Decode image ``slot`` of the wanted rows; failures go to ``frame`` with their reason."""
-    images = _Images(buffer, starts, starts + widths)
-    images.bad = ~wanted
-    result = _Result(len(starts), len(layout.columns))
-    for index, col in enumerate(layout.columns):
-        _decode_column(images, col, index, layout, result, starts)
-    images.fail(
-        (images.pos != images.ends) & ~images.bad,
-        "row image is longer than the columns of its table layout",
+    """Python-object form of :func:`decode_batch` (tests, notebooks)."""
+    result = decode_batch(pa.array(data, pa.binary()), pa.array(change_types, pa.string()), layout)
+    columns = {name: result.field(name).to_pylist() for name in _FIELDS}
+    return DecodedImages(
+        columns["before_values"], columns["after_values"], columns["warnings"], columns["error"]
     )
-    for row in np.flatnonzero(wanted):
-        if images.bad[row]:
-            frame.fail(_one(len(starts), row), f"row image {slot + 1}: {images.errors[row]}")
-            continue
-        values_in_order = [result.values[c][row] for c in range(len(layout.columns))]
-        getattr(out, names[row][slot])[row] = values_in_order
-        out.warnings[row].extend(sorted(result.warnings[row]))
-
-
-def _one(rows: int, row: int) -> np.ndarray:
-    mask = np.zeros(rows, bool)
-    mask[row] = True
-    return mask
 
 
 # --- Arrow UDF body ----------------------------------------------------------------------------
 
-ROW_IMAGES_TYPE = (
-    "struct<before_values: array<string>, after_values: array<string>, "
-    "warnings: array<string>, error: string>"
-)
-_VALUES = pa.list_(pa.string())
+_NO_LAYOUT = "no table layout (DTBI/DLCI) for this table in the control file"
 
 
 def row_images_arrow(data: pa.Array, change_type: pa.Array, layout: pa.Array) -> pa.Array:
     """Spark Arrow UDF body: decode a batch whose rows may belong to several layouts.
 
-    A row without a layout (no DLCI for its table) gets an error saying so.
+    Rows are grouped by layout (a dictionary encoding, no Python loop over rows), each group
+    decoded at once, and the results put back in the batch's order. A row without a layout (no
+    DLCI for its table) gets an error saying so when its change type carries row images.
     """
     rows = len(data)
-    data_py, types_py, layouts_py = data.to_pylist(), change_type.to_pylist(), layout.to_pylist()
-    before: list = [None] * rows
-    after: list = [None] * rows
-    warnings: list = [[] for _ in range(rows)]
-    errors: list = [None] * rows
-    groups: dict[str, list[int]] = {}
-    for row, text in enumerate(layouts_py):
-        if text is None:
-            if IMAGES_BY_CHANGE_TYPE.get((types_py[row] or "").strip()):
-                errors[row] = "no table layout (DTBI/DLCI) for this table in the control file"
-            continue
-        groups.setdefault(text, []).append(row)
-    for text, members in groups.items():
-        try:
-            parsed = parse_layout(text)
-        except (ValueError, KeyError, values.DecodeError) as exc:
-            for row in members:
-                errors[row] = f"table layout unusable: {exc}"
-            continue
-        try:
-            decoded = decode_data(
-                [data_py[r] for r in members], [types_py[r] for r in members], parsed
-            )
-        except values.DecodeError as exc:
-            for row in members:
-                errors[row] = str(exc)
-            continue
-        for i, row in enumerate(members):
-            before[row], after[row] = decoded.before[i], decoded.after[i]
-            warnings[row], errors[row] = decoded.warnings[i], decoded.errors[i]
+    encoded = layout.cast(pa.string()).dictionary_encode()
+    codes = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False)
+    parts: list[pa.StructArray] = []
+    order: list[np.ndarray] = []
+    for code, text in enumerate(encoded.dictionary.to_pylist()):
+        members = np.flatnonzero(codes == code)
+        index = pa.array(members)
+        parts.append(_decode_group(data.take(index), change_type.take(index), text))
+        order.append(members)
+    missing = np.flatnonzero(codes < 0)
+    if len(missing):
+        index = pa.array(missing)
+        parts.append(_without_layout(change_type.take(index)))
+        order.append(missing)
+    if not parts:
+        return pa.StructArray.from_arrays(
+            [pa.array([], pa.list_(pa.string()))] * 3 + [pa.array([], pa.string())], names=_FIELDS
+        )
+    combined = pa.concat_arrays(parts)
+    position = np.empty(rows, np.int64)
+    position[np.concatenate(order)] = np.arange(rows)
+    return combined.take(pa.array(position))
+
+
+def _decode_group(data: pa.Array, change_type: pa.Array, text: str) -> pa.StructArray:
+    try:
+        return decode_batch(data, change_type, parse_layout(text))
+    except (ValueError, KeyError, values.DecodeError) as exc:
+        return _failed(len(data), f"table layout unusable: {exc}")
+
+
+def _without_layout(change_type: pa.Array) -> pa.StructArray:
+    types = pc.utf8_trim_whitespace(change_type.cast(pa.string())).fill_null("")
+    has_images = np.isin(types.to_numpy(zero_copy_only=False), list(IMAGES_BY_CHANGE_TYPE))
+    rows = len(change_type)
+    errors = pa.array(np.where(has_images, _NO_LAYOUT, None).tolist(), pa.string())
+    lists = pa.nulls(rows, pa.list_(pa.string()))
+    empty = pa.array([[]] * rows, pa.list_(pa.string()))
+    return pa.StructArray.from_arrays([lists, lists, empty, errors], names=_FIELDS)
+
+
+def _failed(rows: int, reason: str) -> pa.StructArray:
+    lists = pa.nulls(rows, pa.list_(pa.string()))
+    empty = pa.array([[]] * rows, pa.list_(pa.string()))
     return pa.StructArray.from_arrays(
-        [
-            pa.array(before, _VALUES),
-            pa.array(after, _VALUES),
-            pa.array(warnings, _VALUES),
-            pa.array(errors, pa.string()),
-        ],
-        names=["before_values", "after_values", "warnings", "error"],
+        [lists, lists, empty, pa.array([reason] * rows, pa.string())], names=_FIELDS
     )
