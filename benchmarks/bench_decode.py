@@ -28,10 +28,10 @@ from pathlib import Path
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
-from udfs.logmaster.generator import generate_lldf_benchmark
 
 from udfs.batch import SPARK_TYPES, field_specs
 from udfs.logmaster import control, rowimage
+from udfs.logmaster.generator import generate_lldf_benchmark
 from udfs.logmaster.layouts import LLDF_HEADER
 from udfs.pipeline import register_udfs
 from udfs.session import get_spark
@@ -154,7 +154,7 @@ def table_layout(extract: Path) -> tuple[str, list[str]]:
     layout = rowimage.layout_from_control(dtbi, dlci)
     ordered = sorted(dlci, key=lambda d: d["llcolumnnum"])
     names = [d["columnname"][: d["columnnamelen"]] for d in ordered]
-    return rowimage.layout_json(layout), names
+    return rowimage.layout_text(layout), names
 
 
 def timed(frame: DataFrame, out: Path) -> tuple[float, int, PeakMemory]:

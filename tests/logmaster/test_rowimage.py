@@ -1,7 +1,5 @@
 """Row images (LLDF DATA) decoded from hand-laid bytes, per README interpretations 3-6."""
 
-import json
-
 import pyarrow as pa
 import pytest
 
@@ -10,7 +8,7 @@ from udfs.logmaster.rowimage import (
     Column,
     RowLayout,
     decode_data,
-    layout_json,
+    layout_text,
     parse_layout,
     row_images_arrow,
 )
@@ -191,19 +189,24 @@ def test_a_bad_row_does_not_spoil_its_batch():
     assert result.errors[1] is not None and result.errors[0] is None
 
 
-def test_layout_json_round_trips_and_the_arrow_udf_groups_by_layout():
+def test_layout_text_round_trips_and_the_arrow_udf_groups_by_layout():
     small = RowLayout((Column(1, "INT", 2, 0, "N", ""),))
-    wide = RowLayout((Column(1, "INT", 2, 0, "N", ""), Column(2, "CHAR", 1, 0, "N", "S")))
-    assert parse_layout(layout_json(wide)) == wide
-    spec = json.loads(layout_json(small))
-    assert spec["columns"][0] == {
-        "len": 2, "nulls": "N", "num": 1, "pos": None, "scale": 0, "subtype": "", "type": "INT"
-    }
+    wide = RowLayout((Column(1, "INT", 2, 0, "N", ""), Column(2, "CHAR", 1, 0, "N", "S", 2)))
+    assert parse_layout(layout_text(wide)) == wide
+    assert layout_text(small) == "E|cp037|latin-1|hfp|Y|1,INT,2,0,N,,"
+    assert parse_layout("U|ccsid:500|latin-1|ieee|N|1,INT,2,0,Y,,0").ebcdic_codec == "cp500"
     result = row_images_arrow(
         pa.array([data_field(b"\x00\x01"), data_field(b"\x00\x02" + e("x")), b"\x00\x02"]),
         pa.array(["I", "D", "I"]),
-        pa.array([layout_json(small), layout_json(wide), None]),
+        pa.array([layout_text(small), layout_text(wide), None]),
     ).to_pylist()
     assert result[0]["after_values"] == ["1"]
     assert result[1]["before_values"] == ["2", "x"]
     assert result[2]["error"] == "no table layout (DTBI/DLCI) for this table in the control file"
+
+
+def test_malformed_layout_text_is_a_reason_not_a_crash():
+    result = row_images_arrow(
+        pa.array([data_field(b"\x00\x01")]), pa.array(["I"]), pa.array(["E|cp037|broken"])
+    ).to_pylist()
+    assert result[0]["error"].startswith("table layout unusable: layout text has 3 fields")

@@ -18,7 +18,6 @@ column, not per value. Values are rendered as the marts show them (``udfs.values
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -85,30 +84,45 @@ class RowLayout:
         return "utf-16-be" if self.encoding == "U" else None
 
 
+# The layout text int_logmaster_table_layouts builds, one per table version, passed with every
+# row to the UDF (so it is compact, not JSON: about 15 bytes a column):
+#   <encoding>|<EBCDIC code page, or ccsid:<n>>|<ASCII code page>|<hfp or ieee>|<lobs Y/N>|<columns>
+# columns: ';'-separated "num,type,len,scale,nulls,subtype,pos" (subtype and pos may be empty).
+LAYOUT_FIELDS = 6
+
+
 @lru_cache(maxsize=256)
 def parse_layout(text: str) -> RowLayout:
-    """Read the layout JSON that ``int_logmaster_table_layouts`` builds (cached per string)."""
-    spec = json.loads(text)
-    columns = tuple(
-        Column(
-            num=int(c["num"]),
-            type=(c["type"] or "").strip(),
-            length=int(c["len"] or 0),
-            scale=int(c.get("scale") or 0),
-            nulls=(c.get("nulls") or "N").strip(),
-            subtype=(c.get("subtype") or "").strip(),
-            pos=c.get("pos"),
-        )
-        for c in sorted(spec["columns"], key=lambda c: int(c["num"]))
+    """Read a layout text (cached per string); a malformed one raises ValueError."""
+    parts = text.split("|")
+    if len(parts) != LAYOUT_FIELDS:
+        raise ValueError(f"layout text has {len(parts)} fields, not {LAYOUT_FIELDS}: {text[:80]!r}")
+    encoding, ebcdic, ascii_codec, float_format, lobs, column_text = parts
+    if ebcdic.startswith("ccsid:") or not ebcdic:
+        ebcdic = values.ebcdic_codec(ebcdic.removeprefix("ccsid:"))
+    columns = sorted(
+        (_parse_column(item) for item in column_text.split(";") if item), key=lambda c: c.num
     )
-    ebcdic = spec.get("ebcdic_codepage") or values.ebcdic_codec(spec.get("ebcdic_ccsid"))
     return RowLayout(
-        columns=columns,
-        encoding=(spec.get("encoding") or "E").strip() or "E",
+        columns=tuple(columns),
+        encoding=encoding.strip() or "E",
         ebcdic_codec=values.check_codec(ebcdic),
-        ascii_codec=values.check_codec(spec.get("ascii_codepage") or values.DEFAULT_ASCII),
-        float_format=(spec.get("float_format") or "hfp").lower(),
-        lobs_included=(spec.get("lobs_included") or "Y") != "N",
+        ascii_codec=values.check_codec(ascii_codec or values.DEFAULT_ASCII),
+        float_format=(float_format or "hfp").lower(),
+        lobs_included=lobs != "N",
+    )
+
+
+def _parse_column(item: str) -> Column:
+    num, kind, length, scale, nulls, subtype, pos = item.split(",")
+    return Column(
+        num=int(num),
+        type=kind.strip(),
+        length=int(length or 0),
+        scale=int(scale or 0),
+        nulls=nulls.strip() or "N",
+        subtype=subtype.strip(),
+        pos=int(pos) if pos else None,
     )
 
 
@@ -135,30 +149,22 @@ def layout_from_control(dtbi: dict, dlci: list[dict], ebcdic_ccsid: int | None =
     )
 
 
-def layout_json(layout: RowLayout) -> str:
-    """The JSON form of a layout (tests and the benchmark build layouts this way)."""
-    return json.dumps(
-        {
-            "encoding": layout.encoding,
-            "ebcdic_codepage": layout.ebcdic_codec,
-            "ascii_codepage": layout.ascii_codec,
-            "float_format": layout.float_format,
-            "lobs_included": "Y" if layout.lobs_included else "N",
-            "columns": [
-                {
-                    "num": c.num,
-                    "type": c.type,
-                    "len": c.length,
-                    "scale": c.scale,
-                    "nulls": c.nulls,
-                    "subtype": c.subtype,
-                    "pos": c.pos,
-                }
-                for c in layout.columns
-            ],
-        },
-        sort_keys=True,
+def layout_text(layout: RowLayout) -> str:
+    """The text form of a layout, as int_logmaster_table_layouts builds it."""
+    columns = ";".join(
+        ",".join(
+            str(part)
+            for part in (c.num, c.type, c.length, c.scale, c.nulls, c.subtype, _blank(c.pos))
+        )
+        for c in layout.columns
     )
+    lobs = "Y" if layout.lobs_included else "N"
+    settings = [layout.encoding, layout.ebcdic_codec, layout.ascii_codec, layout.float_format]
+    return "|".join([*settings, lobs, columns])
+
+
+def _blank(value) -> str:
+    return "" if value is None else str(value)
 
 
 # --- a batch of images ---------------------------------------------------------------------
@@ -447,7 +453,7 @@ def row_images_arrow(data: pa.Array, change_type: pa.Array, layout: pa.Array) ->
 def _decode_group(data: pa.Array, change_type: pa.Array, text: str) -> pa.StructArray:
     try:
         return decode_batch(data, change_type, parse_layout(text))
-    except (ValueError, KeyError, values.DecodeError) as exc:
+    except (ValueError, values.DecodeError) as exc:
         return _failed(len(data), f"table layout unusable: {exc}")
 
 

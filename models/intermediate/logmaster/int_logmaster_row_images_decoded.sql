@@ -26,7 +26,7 @@ versions as (
         layouts.table_name,
         layouts.column_names,
         layouts.key_columns,
-        layouts.layout_json,
+        layouts.layout_text,
         row_number() over (
             partition by changes.raw_file, changes.raw_offset
             order by layouts.sequencenumber desc
@@ -59,7 +59,7 @@ versions as (
 decoded as (
     select
         *,
-        logmart_logmaster_row_images(data, change_type, layout_json) as images
+        logmart_logmaster_row_images(data, change_type, layout_text) as images
     from versions
     where version_rank = 1
 ),

@@ -80,31 +80,32 @@ layouts as (
             ),
             k -> k.name
         ) as key_columns,
+        -- the compact layout text udfs/logmaster/rowimage.py parse_layout reads
         case
             when size(column_lists.layout_columns) > 0
-                then to_json(
-                    named_struct(
-                        'encoding', tables.encodingscheme,
-                        'ebcdic_ccsid', code_pages.ebcdic_ccsid,
-                        'ebcdic_codepage', '{{ var("logmaster_ebcdic_codepage") }}',
-                        'ascii_codepage', '{{ var("logmaster_ascii_codepage") }}',
-                        'float_format', '{{ var("logmaster_float_format") }}',
-                        'lobs_included', tables.lobsincluded,
-                        'columns', transform(
+                then concat_ws(
+                    '|',
+                    tables.encodingscheme,
+                    coalesce(
+                        nullif('{{ var("logmaster_ebcdic_codepage") }}', ''),
+                        concat('ccsid:', coalesce(code_pages.ebcdic_ccsid, 37))
+                    ),
+                    '{{ var("logmaster_ascii_codepage") }}',
+                    '{{ var("logmaster_float_format") }}',
+                    coalesce(tables.lobsincluded, 'Y'),
+                    concat_ws(
+                        ';',
+                        transform(
                             column_lists.layout_columns,
-                            c -> named_struct(
-                                'num', c.num,
-                                'type', c.type,
-                                'len', c.len,
-                                'scale', c.scale,
-                                'nulls', c.nulls,
-                                'subtype', c.subtype,
-                                'pos', c.pos
+                            c -> concat_ws(
+                                ',',
+                                c.num, c.type, c.len, c.scale, c.nulls,
+                                coalesce(c.subtype, ''), coalesce(cast(c.pos as string), '')
                             )
                         )
                     )
                 )
-        end as layout_json
+        end as layout_text
     from tables
     left join column_lists
         on
