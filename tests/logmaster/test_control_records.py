@@ -162,3 +162,29 @@ def test_xhdf_moves_a_header_field():
     assert by_name["LOGRBA"].width == 6
     assert layout.width == 302
     assert any("NEWFIELD" in note for note in layout.notes)
+
+
+def test_control_file_without_xtyp_or_xhdf_uses_the_documented_header(tmp_path):
+    from tests.logmaster.handmade import rdw
+    from udfs.logmaster.control import DOCUMENTED_LAYOUT, summarize_control_file
+
+    path = tmp_path / "control"
+    path.write_bytes(rdw(dtbi_record().bytes()))
+    summary = summarize_control_file(path)
+    assert summary.header == DOCUMENTED_LAYOUT and summary.codec == "cp037"
+    assert summarize_control_file(None).header.source == "documented"
+
+
+def test_xtyp_ccsid_sets_the_code_page_of_later_records(tmp_path):
+    from tests.logmaster.handmade import rdw
+    from udfs.logmaster.control import read_control_file, summarize_control_file
+
+    xtyp = Record(66).char(0, "XTYP").char(21, "00500")
+    # '[' is x'4A' in cp500 but x'BA' in cp037: the DLCI name shows which code page was used.
+    dlci = Record(193).char(0, "DLCI").char(0x10, "001").char(0x13, "CHAR").char(0x3B, "003")
+    dlci.raw(0x3E, b"\xc1\x4a\xc2")
+    path = tmp_path / "control"
+    path.write_bytes(rdw(xtyp.bytes()) + rdw(dlci.bytes()))
+    records = list(read_control_file(path, "cp037"))
+    assert records[1].fields["columnname"] == "A[B"
+    assert summarize_control_file(path).codec == "cp500"
