@@ -8,10 +8,15 @@ files as (
 ),
 
 records_read as (
-    select source_system, source_file, count(*) as records_read
+    select
+        source_system,
+        source_file,
+        count(*) as records_read
     from (
         {% for source in logmart_sources() -%}
-            select source_system, source_file
+            select
+                source_system,
+                source_file
             from {{ ref('int_' ~ source ~ '_records_read') }}
             {% if not loop.last %}union all{% endif %}
         {% endfor %}
@@ -29,7 +34,11 @@ accounted as (
             as records_quarantined
     from (
         {% for source in logmart_sources() -%}
-            select source_system, source_file, raw_offset, outcome
+            select
+                source_system,
+                source_file,
+                raw_offset,
+                outcome
             from {{ ref('int_' ~ source ~ '_records_accounted') }}
             {% if not loop.last %}union all{% endif %}
         {% endfor %}

@@ -3,7 +3,9 @@
 with
 
 changes as (
-    select changes.*, change_types.change_kind as event_kind
+    select
+        changes.*,
+        change_types.change_kind as event_kind
     from {{ ref('int_logmaster_changes_reassembled') }} as changes
     inner join {{ ref('logmaster_change_types') }} as change_types
         on changes.change_type = change_types.change_type

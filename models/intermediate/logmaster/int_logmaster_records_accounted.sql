@@ -4,18 +4,25 @@
 with
 
 control_records as (
-    select source_file, raw_offset, 'control_record' as outcome
+    select
+        source_file,
+        raw_offset,
+        'control_record' as outcome
     from {{ ref('stg_logmaster__control_records') }}
     where is_decoded
 ),
 
 changes as (
-    select raw_records, 'row_change' as outcome
+    select
+        raw_records,
+        'row_change' as outcome
     from {{ ref('int_logmaster_changes_standardized') }}
 ),
 
 catalog_events as (
-    select raw_records, 'catalog_event' as outcome
+    select
+        raw_records,
+        'catalog_event' as outcome
     from {{ ref('int_logmaster_catalog_events_extracted') }}
 ),
 
@@ -29,11 +36,14 @@ change_records as (
         union all
         select * from catalog_events
     ) as outputs
-    lateral view explode(outputs.raw_records) exploded as output_record
+        lateral view explode(outputs.raw_records) exploded as output_record
 ),
 
 quarantined as (
-    select source_file, raw_offset, 'quarantined' as outcome
+    select
+        source_file,
+        raw_offset,
+        'quarantined' as outcome
     from {{ ref('int_logmaster_records_quarantined') }}
 ),
 

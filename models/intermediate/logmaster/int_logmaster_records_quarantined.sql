@@ -88,7 +88,7 @@ exploded_failures as (
         union all
         select * from image_failures
     ) as failures
-    lateral view explode(failures.raw_records) exploded as failed_record
+        lateral view explode(failures.raw_records) exploded as failed_record
 ),
 
 all_failures as (

@@ -3,12 +3,20 @@
 with
 
 control_records as (
-    select source_system, capture, source_file, raw_offset
+    select
+        source_system,
+        capture,
+        source_file,
+        raw_offset
     from {{ ref('stg_logmaster__control_records') }}
 ),
 
 data_records as (
-    select source_system, capture, source_file, raw_offset
+    select
+        source_system,
+        capture,
+        source_file,
+        raw_offset
     from {{ ref('stg_logmaster__lldf') }}
 )
 

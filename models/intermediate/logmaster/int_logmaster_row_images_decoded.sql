@@ -42,14 +42,14 @@ versions as (
                 or (
                     (
                         {{ is_zero_position('layouts.createrba') }}
-                        or layouts.createrba <= changes.logrba
-                        or layouts.createrba <= changes.loglrsn
+                        or changes.logrba >= layouts.createrba
+                        or changes.loglrsn >= layouts.createrba
                     )
                     and (
                         {{ is_zero_position('layouts.droprba') }}
                         or (
-                            layouts.droprba > changes.logrba
-                            and layouts.droprba > changes.loglrsn
+                            changes.logrba < layouts.droprba
+                            and changes.loglrsn < layouts.droprba
                         )
                     )
                 )
