@@ -24,7 +24,11 @@ unreconciled_files as (
 
 accounted as (
     {% for source in logmart_sources() -%}
-        select source_system, source_file, raw_offset, outcome
+        select
+            source_system,
+            source_file,
+            raw_offset,
+            outcome
         from {{ ref('int_' ~ source ~ '_records_accounted') }}
         {% if not loop.last %}union all{% endif %}
     {% endfor %}
@@ -32,7 +36,10 @@ accounted as (
 
 records_read as (
     {% for source in logmart_sources() -%}
-        select source_system, source_file, raw_offset
+        select
+            source_system,
+            source_file,
+            raw_offset
         from {{ ref('int_' ~ source ~ '_records_read') }}
         {% if not loop.last %}union all{% endif %}
     {% endfor %}
@@ -44,7 +51,8 @@ decoded_and_quarantined as (
         source_file,
         raw_offset,
         concat(
-            'record both decoded (', array_join(array_sort(array_remove(collect_set(outcome), 'quarantined')), ', '),
+            'record both decoded (',
+            array_join(array_sort(array_remove(collect_set(outcome), 'quarantined')), ', '),
             ') and quarantined'
         ) as problem
     from accounted

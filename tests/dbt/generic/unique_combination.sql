@@ -6,9 +6,7 @@
 {% test unique_combination(model, columns) %}
 
 select
-    {% for column in columns -%}
-        {{ column }},
-    {% endfor -%}
+    {{ columns | join(', ') }},
     count(*) as n_rows
 from {{ model }}
 group by {{ columns | join(', ') }}
