@@ -37,7 +37,10 @@ named as (
         coalesce(table_names.table_name, changes.tablename) as table_name,
         changes.dbid,
         changes.tbobid,
-        changes.uorid as transaction_id,
+        case
+            when changes.memberid > 0 then concat(changes.uorid, '-M', changes.memberid)
+            else changes.uorid
+        end as transaction_id,
         changes.uordisp,
         changes.logrecdisp,
         changes.uorcommitlrsn,
