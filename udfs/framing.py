@@ -67,6 +67,76 @@ def rdw_length(buf: bytes, pos: int, file_offset: int) -> int | str | None:
     return length
 
 
+# db2ReadLog output buffers (specs README, Db2 LUW): each log record is preceded by the 56-byte
+# db2ReadLogFilterData (framing 'filter': u64 lriType, u64 LFS, u64 LSN, 24 bytes, u32
+# realLogRecLen at 48) or by an 8-byte LSN (framing 'lsn', db2ReadLogNoConn). The record starts
+# with its log manager header: u32 length, u16 record type, u16 flags, u64 LSN.
+DB2_PREFIX_LENGTHS = {"filter": 56, "lsn": 8}
+DB2_HEADER_LENGTH = 40
+# No record is longer (Db2's largest log buffer is 512 MiB; its records are far smaller): a
+# longer one means the byte order setting is wrong, and is reported instead of read to EOF.
+DB2_MAX_RECORD = 64 << 20
+
+
+def db2_read_log_length(framing: str = "filter", byteorder: str = "little") -> LengthReader:
+    """A length reader for db2ReadLog output with the ``framing`` / ``byteorder`` settings.
+
+    Each prefix is checked against the header after it (same length and LSN); the record type
+    must be below 0x0100 (every Db2 record type is), which the other byte order never gives.
+    A record that does not fit says which settings the bytes do fit.
+    """
+    if framing not in DB2_PREFIX_LENGTHS or byteorder not in ("little", "big"):
+        raise ValueError(
+            f"db2luw framing must be 'filter' or 'lsn' and byteorder 'little' or 'big', "
+            f"got framing={framing!r} byteorder={byteorder!r}"
+        )
+
+    def read(buf: bytes, pos: int, file_offset: int) -> int | str | None:
+        found = _db2_frame(buf, pos, framing, byteorder)
+        if isinstance(found, str):
+            fits = [
+                f"framing={f!r} byteorder={b!r}"
+                for f in DB2_PREFIX_LENGTHS
+                for b in ("little", "big")
+                if (f, b) != (framing, byteorder) and isinstance(_db2_frame(buf, pos, f, b), int)
+            ]
+            hint = (
+                f"the bytes fit {fits[0]}: set the db2luw options to match the capture"
+                if fits
+                else "check the capture file and the db2luw framing/byteorder options"
+            )
+            return (
+                f"db2ReadLog record at offset {file_offset} does not fit framing={framing!r} "
+                f"byteorder={byteorder!r} ({found}); {hint}"
+            )
+        return found
+
+    return read
+
+
+def _db2_frame(buf: bytes, pos: int, framing: str, byteorder: str) -> int | str | None:
+    """Whole framed length at ``pos``, a reason it cannot be one, or None (need more bytes)."""
+    prefix = DB2_PREFIX_LENGTHS[framing]
+    at = pos + prefix  # the log manager header
+    if at + 16 > len(buf):
+        return None
+    length = int.from_bytes(buf[at : at + 4], byteorder)
+    record_type = int.from_bytes(buf[at + 4 : at + 6], byteorder)
+    lsn = buf[at + 8 : at + 16]
+    if framing == "filter":
+        if lsn != buf[pos + 16 : pos + 24]:
+            return "the filter data's LSN is not the header's"
+        if int.from_bytes(buf[pos + 48 : pos + 52], byteorder) != length:
+            return "realLogRecLen is not the header's record length"
+    elif lsn != buf[pos : pos + 8]:
+        return "the 8-byte LSN prefix is not the header's LSN"
+    if record_type > 0xFF:
+        return f"record type 0x{record_type:04X} is not a Db2 log record type"
+    if not DB2_HEADER_LENGTH <= length <= DB2_MAX_RECORD:
+        return f"header record length {length} is not between 40 and {DB2_MAX_RECORD}"
+    return prefix + length
+
+
 def frame_file(
     path: str | os.PathLike,
     length_reader: LengthReader,

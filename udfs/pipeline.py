@@ -39,14 +39,24 @@ class RawTable:
 RAW_TABLES = [
     RawTable("logmaster_control_records", "logmart_logmaster", "logmaster", {"records": "control"}),
     RawTable("logmaster_data_records", "logmart_logmaster", "logmaster", {"records": "data"}),
+    # Db2 LUW: framing (filter | lsn) and byte order (little | big) of the capture files.
+    RawTable(
+        "db2luw_log_records",
+        "logmart_db2luw",
+        "db2luw",
+        {"records": "log", "framing": "filter", "byteorder": "little"},
+    ),
+    RawTable("db2luw_catalog_tables", "logmart_db2luw", "db2luw", {"records": "catalog_tables"}),
+    RawTable("db2luw_catalog_columns", "logmart_db2luw", "db2luw", {"records": "catalog_columns"}),
 ]
 
 
 def data_sources() -> list[type]:
     """Every source's Spark Python data source class."""
+    from udfs.db2luw.source import Db2LuwDataSource
     from udfs.logmaster.source import LogMasterDataSource
 
-    return [LogMasterDataSource]
+    return [LogMasterDataSource, Db2LuwDataSource]
 
 
 def register_udfs(spark: SparkSession) -> None:
@@ -66,11 +76,14 @@ FILES_SCHEMA = (
 def list_files(raw_root: Path) -> list[tuple]:
     """Every file of every source under ``raw_root`` (a listing; nothing is read but a few
     first bytes): what the reconciliation counts from, so an empty file still shows."""
+    from udfs.db2luw import source as db2luw
     from udfs.logmaster.source import discover
 
     rows = []
     for log_file in discover(raw_root / "logmaster", raw_root):
         rows.append(("db2zos", log_file.capture, log_file.relative, log_file.kind, log_file.size))
+    for f in db2luw.discover(raw_root / "db2luw", raw_root):
+        rows.append(("db2luw", f.capture, f.relative, f.kind, f.size))
     return rows
 
 

@@ -1,0 +1,168 @@
+"""Spark Python data source ``logmart_db2luw``: Db2 LUW captures -> framed, decoded rows.
+
+``spark.read.format("logmart_db2luw").option("path", RAW/db2luw)`` with option ``records``:
+
+* ``log`` (default): one row per log record of every ``<capture>/*.log`` file
+  (:data:`udfs.db2luw.data.LOG_SCHEMA`), read with the options ``framing`` (``filter`` |
+  ``lsn``, default ``filter``) and ``byteorder`` (``little`` | ``big``, default ``little``).
+  A file that does not fit them is not decoded: from the first record that does not fit, the
+  rest of the file is one quarantined row whose reason names the settings the bytes do fit.
+* ``catalog_tables`` / ``catalog_columns``: the rows of ``<capture>/catalog/tables.csv`` /
+  ``columns.csv`` (SYSCAT export with a header row).
+* ``frames``: log records framed but not decoded (the benchmark's baseline input).
+
+The driver only lists files (and, for files larger than ``split_bytes``, walks their framing
+to cut record-aligned ranges); executors frame and decode, streaming in chunks, so a file is
+never held whole in memory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
+
+from udfs.db2luw import data
+from udfs.framing import FramingFailure, db2_read_log_length, frame_file, split_points
+
+DEFAULT_SPLIT_BYTES = 256 << 20
+RECORDS = {
+    "log": data.LOG_SCHEMA,
+    "frames": data.FRAMES_SCHEMA,
+    "catalog_tables": data.CATALOG_SCHEMAS["tables.csv"],
+    "catalog_columns": data.CATALOG_SCHEMAS["columns.csv"],
+}
+CATALOG_FOLDER = "catalog"
+
+
+# --- discovery (driver) ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CaptureFile:
+    """A file under RAW/db2luw: its capture (folder) and what it is by its place and name."""
+
+    path: Path
+    relative: str  # to the raw root, '/' separators
+    capture: str
+    size: int
+    kind: str  # 'log' | 'empty' | 'catalog' | 'ignored'
+
+
+def discover(root: Path, raw_root: Path) -> list[CaptureFile]:
+    """Every file under ``root`` (RAW/db2luw): ``<capture>/*.log`` are log files (``empty``
+    when 0 bytes), ``<capture>/catalog/{tables,columns}.csv`` the catalog export, anything
+    else is listed as ``ignored`` (so the reconciliation shows it)."""
+    if not root.is_dir():
+        return []
+    found = []
+    for path in sorted(p for p in root.rglob("*") if p.is_file() and not p.name.startswith(".")):
+        size = path.stat().st_size
+        in_catalog = path.parent.name == CATALOG_FOLDER and path.name in data.CATALOG_FILES
+        folder = path.parent.parent if in_catalog else path.parent
+        capture = folder.relative_to(root).as_posix()
+        if in_catalog:
+            kind = "catalog"
+        elif path.suffix.lower() == ".log":
+            kind = "log" if size else "empty"
+        else:
+            kind = "ignored"
+        found.append(
+            CaptureFile(
+                path=path,
+                relative=path.relative_to(raw_root).as_posix(),
+                capture="" if capture == "." else capture,
+                size=size,
+                kind=kind,
+            )
+        )
+    return found
+
+
+# --- the data source ----------------------------------------------------------------------------
+
+
+class FilePartition(InputPartition):
+    """A record-aligned byte range of one file."""
+
+    def __init__(self, capture_file: CaptureFile, start: int, end: int):
+        super().__init__(capture_file.relative)
+        self.capture_file = capture_file
+        self.start = start
+        self.end = end
+
+
+class Db2LuwDataSource(DataSource):
+    """``spark.read.format("logmart_db2luw")``; options ``path``, ``raw_root``, ``records``,
+    ``framing``, ``byteorder``, ``split_bytes``."""
+
+    @classmethod
+    def name(cls) -> str:
+        return "logmart_db2luw"
+
+    def schema(self) -> str:
+        return data.spark_schema(RECORDS[_records(self.options)])
+
+    def reader(self, schema) -> DataSourceReader:
+        return Db2LuwReader(dict(self.options))
+
+
+def _records(options) -> str:
+    records = options.get("records", "log")
+    if records not in RECORDS:
+        raise ValueError(f"option records must be one of {sorted(RECORDS)}, not {records!r}")
+    return records
+
+
+class Db2LuwReader(DataSourceReader):
+    def __init__(self, options: dict):
+        self.root = Path(options["path"])
+        self.raw_root = Path(options.get("raw_root") or self.root.parent)
+        self.records = _records(options)
+        self.framing = options.get("framing") or "filter"
+        self.byteorder = options.get("byteorder") or "little"
+        self.split_bytes = int(options.get("split_bytes") or DEFAULT_SPLIT_BYTES)
+        db2_read_log_length(self.framing, self.byteorder)  # a bad setting fails here, on the driver
+
+    def partitions(self) -> list[FilePartition]:
+        files = discover(self.root, self.raw_root)
+        parts = []
+        if self.records.startswith("catalog_"):
+            name = self.records.removeprefix("catalog_") + ".csv"
+            parts = [FilePartition(f, 0, f.size) for f in files
+                     if f.kind == "catalog" and f.path.name == name]  # fmt: skip
+        else:
+            length = db2_read_log_length(self.framing, self.byteorder)
+            for log_file in (f for f in files if f.kind == "log"):
+                for start, end in split_points(log_file.path, length, self.split_bytes):
+                    parts.append(FilePartition(log_file, start, end))
+        # Spark needs at least one partition; an empty one reads nothing.
+        return parts or [FilePartition(CaptureFile(self.root, "", "", 0, "empty"), 0, 0)]
+
+    def read(self, partition: FilePartition) -> Iterator[pa.RecordBatch]:
+        capture_file = partition.capture_file
+        if capture_file.kind == "catalog":
+            yield data.catalog_batch(capture_file.path, capture_file.capture, capture_file.relative)
+        elif capture_file.kind == "log":
+            yield from self._read_log(partition)
+
+    def _read_log(self, partition: FilePartition) -> Iterator[pa.RecordBatch]:
+        f = partition.capture_file
+        length = db2_read_log_length(self.framing, self.byteorder)
+        for batch in frame_file(f.path, length, partition.start, partition.end):
+            if isinstance(batch, FramingFailure):
+                failure = data.failure_batch(
+                    batch, f.capture, f.relative, self.framing, self.byteorder
+                )
+                if self.records == "frames":
+                    failure = failure.select(range(len(data.COMMON_FIELDS)))
+                yield failure
+            elif self.records == "frames":
+                yield data.frames_batch(batch, f.capture, f.relative)
+            else:
+                yield from data.log_batch(
+                    batch, f.capture, f.relative, self.framing, self.byteorder
+                )
