@@ -3,6 +3,8 @@
 | function | arguments | returns |
 | --- | --- | --- |
 | ``logmart_logmaster_row_images`` | DATA bytes, CHANGE TYPE, layout JSON | struct of before/after values (column order), warnings, error |
+| ``logmart_db2luw_layout_history`` | catalog, settings, layout records | layout versions |
+| ``logmart_db2luw_row`` | row image, layout JSON, byte order | values, null_reasons, error |
 
 They are Arrow UDFs: Spark hands each call a whole batch as Arrow arrays, and the decoders are
 vectorised over it.
@@ -14,6 +16,7 @@ import pyarrow as pa
 from pyspark.sql import SparkSession
 from pyspark.sql.functions import arrow_udf
 
+from udfs.db2luw import functions as db2luw
 from udfs.logmaster import rowimage
 
 
@@ -22,8 +25,20 @@ def logmaster_row_images(data: pa.Array, change_type: pa.Array, layout: pa.Array
     return rowimage.row_images_arrow(data, change_type, layout)
 
 
+@arrow_udf(db2luw.LAYOUT_HISTORY_TYPE)
+def db2luw_layout_history(catalog: pa.Array, settings: pa.Array, records: pa.Array) -> pa.Array:
+    return db2luw.layout_history_arrow(catalog, settings, records)
+
+
+@arrow_udf(db2luw.ROW_TYPE)
+def db2luw_row(image: pa.Array, layout: pa.Array, byteorder: pa.Array) -> pa.Array:
+    return db2luw.row_arrow(image, layout, byteorder)
+
+
 FUNCTIONS = {
     "logmart_logmaster_row_images": logmaster_row_images,
+    "logmart_db2luw_layout_history": db2luw_layout_history,
+    "logmart_db2luw_row": db2luw_row,
 }
 
 

@@ -410,6 +410,15 @@ class LayoutBook:
             )
         return base
 
+    def versions(self, table_space: int, table: int) -> list[tuple[int, TableLayout]]:
+        """Every layout of a table as (first LSN in force, layout), in log order; the catalog
+        layout (if any) covers the LSNs before the first one, as :meth:`at` says."""
+        versions = list(self._versions.get((table_space, table), []))
+        catalog = self.catalog.get((table_space, table))
+        if catalog is not None and (not versions or versions[0][0] > 0):
+            versions.insert(0, (-1, catalog))
+        return versions
+
     def at(self, table_space: int, table: int, lsn: int) -> TableLayout | None:
         """The layout in force at ``lsn``, or None when nothing describes the table."""
         versions = self._versions.get((table_space, table))

@@ -1,0 +1,219 @@
+"""Bodies of the Db2 LUW SQL functions (Arrow UDFs registered in :mod:`udfs.spark_udfs`).
+
+``logmart_db2luw_layout_history(catalog_json, settings_json, layout_records)`` — called once
+per table (``group by`` capture, table space, table): the catalog export's columns as JSON
+(null when the table is not in the export), the character settings, and the table's
+initialize-table / add / drop / alter column records (``collect_list(struct(lsn, kind, …))``,
+any order). Returns every layout version of the table, built by
+:class:`udfs.db2luw.rows.LayoutBook`: ``valid_from_lsn`` (-1 = from the start of the capture),
+``layout_json`` (what ``logmart_db2luw_row`` reads), ``column_names``, ``layout_source``; or
+one element with ``error`` set when no layout can be built.
+
+``logmart_db2luw_row(image, layout_json, byteorder)`` — one row image ("record header and
+data") decoded with a layout version: ``values`` and ``null_reasons`` in column order (the
+SQL zips them with ``column_names``), ``error`` (why the image could not be decoded),
+``is_user_row`` and ``record_kind`` (``user_row`` / ``internal`` / ``image_elsewhere`` /
+``not_user_record``, see :func:`udfs.db2luw.rows.decode_row`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any
+
+import pyarrow as pa
+
+from udfs.db2luw.rows import Column, LayoutBook, TableLayout, catalog_layout, decode_row
+from udfs.errors import DecodeError
+
+LAYOUT_HISTORY_TYPE = (
+    "array<struct<valid_from_lsn: bigint, layout_json: string, column_names: array<string>, "
+    "layout_source: string, error: string>>"
+)
+_HISTORY_ARROW = pa.list_(
+    pa.struct(
+        [
+            ("valid_from_lsn", pa.int64()),
+            ("layout_json", pa.string()),
+            ("column_names", pa.list_(pa.string())),
+            ("layout_source", pa.string()),
+            ("error", pa.string()),
+        ]
+    )
+)
+ROW_TYPE = (
+    "struct<values: array<string>, null_reasons: array<string>, error: string, "
+    "is_user_row: boolean, record_kind: string>"
+)
+_ROW_ARROW = pa.struct(
+    [
+        ("values", pa.list_(pa.string())),
+        ("null_reasons", pa.list_(pa.string())),
+        ("error", pa.string()),
+        ("is_user_row", pa.bool_()),
+        ("record_kind", pa.string()),
+    ]
+)
+DEFAULT_SETTINGS = {"codec": "utf-8", "graphic_codec": "utf-16-be"}
+
+
+# --- layout JSON --------------------------------------------------------------------------------
+
+
+def layout_to_json(layout: TableLayout, settings: dict[str, str]) -> str:
+    """A layout and the character settings as the JSON ``logmart_db2luw_row`` reads."""
+    document = dataclasses.asdict(layout)
+    document["settings"] = {**DEFAULT_SETTINGS, **settings}
+    return json.dumps(document, sort_keys=True)
+
+
+def layout_from_json(text: str) -> tuple[TableLayout, dict[str, str]]:
+    document = json.loads(text)
+    settings = {**DEFAULT_SETTINGS, **document.pop("settings", {})}
+    columns = tuple(Column(**column) for column in document.pop("columns"))
+    document["key_columns"] = tuple(document.get("key_columns") or ())
+    return TableLayout(columns=columns, **document), settings
+
+
+# --- layout history -----------------------------------------------------------------------------
+
+
+def layout_history_arrow(
+    catalog_json: pa.Array, settings_json: pa.Array, layout_records: pa.Array
+) -> pa.Array:
+    """Arrow UDF body: one call per table (see the module docstring)."""
+    out = [
+        layout_history(catalog, settings, records)
+        for catalog, settings, records in zip(
+            catalog_json.to_pylist(),
+            settings_json.to_pylist(),
+            layout_records.to_pylist(),
+            strict=True,
+        )
+    ]
+    return pa.array(out, _HISTORY_ARROW)
+
+
+def layout_history(
+    catalog_text: str | None, settings_text: str | None, records: list[dict] | None
+) -> list[dict[str, Any]]:
+    """Every layout version of one table, or one element saying why there is none."""
+    settings = json.loads(settings_text) if settings_text else {}
+    records = sorted(records or [], key=lambda record: record["lsn"])
+    try:
+        catalog = _catalog(catalog_text)
+        if catalog is None and not records:
+            return []
+        book = LayoutBook({catalog_ids(catalog): catalog} if catalog else {})
+        for record in records:
+            book.observe(record)
+        key = catalog_ids(catalog) if catalog else _record_ids(records[0])
+        versions = book.versions(*key)
+    except (DecodeError, KeyError, TypeError, ValueError) as exc:
+        return [_failed(f"no table layout: {exc}")]
+    if not versions:
+        return [_failed("no table layout: neither the catalog export nor an initialize-table "
+                        "record describes the table")]  # fmt: skip
+    return [
+        {
+            "valid_from_lsn": lsn,
+            "layout_json": layout_to_json(layout, settings),
+            "column_names": [column.name for column in layout.columns],
+            "layout_source": layout.source,
+            "error": None,
+        }
+        for lsn, layout in versions
+    ]
+
+
+def _failed(reason: str) -> dict[str, Any]:
+    return {"valid_from_lsn": -1, "layout_json": None, "column_names": None,
+            "layout_source": None, "error": reason}  # fmt: skip
+
+
+def catalog_ids(layout: TableLayout) -> tuple[int, int]:
+    return layout.table_space_identifier, layout.table_identifier
+
+
+def _record_ids(record: dict) -> tuple[int, int]:
+    return record["table_space_identifier"], record["table_identifier"]
+
+
+def _catalog(text: str | None) -> TableLayout | None:
+    """The catalog layout from the SQL's JSON of one table and its SYSCAT.COLUMNS rows."""
+    if not text:
+        return None
+    table = json.loads(text)
+    rows = [
+        {key.upper(): "" if value is None else str(value) for key, value in column.items()}
+        for column in sorted(table.get("columns") or [], key=lambda column: column["colno"])
+    ]
+    return catalog_layout(
+        table["tabschema"],
+        table["tabname"],
+        (table["tbspaceid"], table["tableid"]),
+        rows,
+        table.get("compression"),
+    )
+
+
+# --- row images ---------------------------------------------------------------------------------
+
+
+def row_arrow(image: pa.Array, layout_json: pa.Array, byteorder: pa.Array) -> pa.Array:
+    """Arrow UDF body: decode a batch of row images, each with its own layout version."""
+    layouts: dict[str, tuple[TableLayout, dict] | str] = {}
+    out = []
+    for data, text, order in zip(
+        image.to_pylist(), layout_json.to_pylist(), byteorder.to_pylist(), strict=True
+    ):
+        if data is None:
+            out.append(None)
+            continue
+        if text is None:
+            out.append(_row_failure("no table layout for this table at this LSN"))
+            continue
+        if text not in layouts:
+            try:
+                layouts[text] = layout_from_json(text)
+            except (ValueError, KeyError, TypeError) as exc:
+                layouts[text] = f"table layout unusable: {exc}"
+        found = layouts[text]
+        if isinstance(found, str):
+            out.append(_row_failure(found))
+        else:
+            out.append(decode_image(data, found[0], found[1], order))
+    return pa.array(out, _ROW_ARROW)
+
+
+def decode_image(
+    data: bytes, layout: TableLayout, settings: dict[str, str], byteorder: str | None
+) -> dict[str, Any]:
+    """One image as the UDF's struct."""
+    try:
+        row = decode_row(
+            data,
+            layout,
+            byteorder or "little",
+            codec=settings["codec"],
+            graphic_codec=settings["graphic_codec"],
+        )
+    except DecodeError as exc:
+        return _row_failure(f"row image of {layout.qualified_name}: {exc}")
+    if row.record_kind != "user_row":
+        return {"values": None, "null_reasons": None, "error": None, "is_user_row": False,
+                "record_kind": row.record_kind}  # fmt: skip
+    names = [column.name for column in layout.columns]
+    return {
+        "values": [row.values.get(name) for name in names],
+        "null_reasons": [row.none_sources.get(name) for name in names],
+        "error": None,
+        "is_user_row": True,
+        "record_kind": row.record_kind,
+    }
+
+
+def _row_failure(reason: str) -> dict[str, Any]:
+    return {"values": None, "null_reasons": None, "error": reason, "is_user_row": None,
+            "record_kind": None}  # fmt: skip
