@@ -10,7 +10,12 @@ transactions as (
         source_system,
         capture,
         transaction_id,
-        max(transaction_disposition) as disposition,
+        -- A commit or abort seen in any record settles the transaction; else it is in flight.
+        case
+            when count_if(transaction_disposition = 'committed') > 0 then 'committed'
+            when count_if(transaction_disposition = 'aborted') > 0 then 'aborted'
+            else 'in_flight'
+        end as disposition,
         min(coalesce(begin_ts, change_ts)) as begin_ts,
         max(commit_ts) as commit_ts,
         max(commit_position) as commit_position,
