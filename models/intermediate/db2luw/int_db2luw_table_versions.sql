@@ -1,0 +1,165 @@
+-- One row per layout version of every Db2 LUW table of a capture: the catalog export's layout,
+-- or an initialize-table record's, then one version per add/drop/alter column record, built by
+-- the registered UDF logmart_db2luw_layout_history (udfs/db2luw/functions.py). A row change is
+-- decoded with the version in force at its LSN: valid_from_lsn <= lsn < valid_to_lsn.
+with
+
+catalog_tables as (
+    select * from {{ ref('stg_db2luw__catalog_tables') }}
+    where is_decoded
+),
+
+catalog_columns as (
+    select * from {{ ref('stg_db2luw__catalog_columns') }}
+    where is_decoded
+),
+
+layout_records as (
+    select * from {{ ref('stg_db2luw__ddl_records') }}
+    where changes_layout
+),
+
+catalog_layouts as (
+    select
+        catalog_tables.capture,
+        catalog_tables.tbspaceid as table_space_identifier,
+        catalog_tables.tableid as table_identifier,
+        catalog_tables.tabschema as table_schema,
+        catalog_tables.tabname as table_name,  -- noqa: RF04
+        transform(
+            array_sort(
+                collect_list(
+                    case
+                        when catalog_columns.keyseq > 0
+                            then named_struct(
+                                'keyseq', catalog_columns.keyseq,
+                                'name', catalog_columns.colname
+                            )
+                    end
+                )
+            ),
+            k -> k.name
+        ) as key_columns,
+        to_json(
+            named_struct(
+                'tabschema', catalog_tables.tabschema,
+                'tabname', catalog_tables.tabname,
+                'tbspaceid', catalog_tables.tbspaceid,
+                'tableid', catalog_tables.tableid,
+                'compression', catalog_tables.compression,
+                'columns', collect_list(
+                    case
+                        when catalog_columns.colname is not null
+                            then named_struct(
+                                'colname', catalog_columns.colname,
+                                'colno', catalog_columns.colno,
+                                'typename', catalog_columns.typename,
+                                'length', catalog_columns.length,
+                                'scale', catalog_columns.scale,
+                                'nulls', catalog_columns.nulls,
+                                'compress', catalog_columns.compress,
+                                'inline_length', catalog_columns.inline_length,
+                                'keyseq', catalog_columns.keyseq
+                            )
+                    end
+                )
+            )
+        ) as catalog_json
+    from catalog_tables
+    left join catalog_columns
+        on
+            catalog_tables.capture = catalog_columns.capture
+            and catalog_tables.tabschema = catalog_columns.tabschema
+            and catalog_tables.tabname = catalog_columns.tabname
+    group by
+        catalog_tables.capture,
+        catalog_tables.tbspaceid,
+        catalog_tables.tableid,
+        catalog_tables.tabschema,
+        catalog_tables.tabname,
+        catalog_tables.compression
+),
+
+layout_record_lists as (
+    select
+        capture,
+        table_space_identifier,
+        table_identifier,
+        collect_list(
+            named_struct(
+                'lsn', lsn,
+                'kind', kind,
+                'table_space_identifier', table_space_identifier,
+                'table_identifier', table_identifier,
+                'old_columns', old_columns,
+                'new_columns', new_columns,
+                'column_id', column_id
+            )
+        ) as layout_records
+    from layout_records
+    group by capture, table_space_identifier, table_identifier
+),
+
+described_tables as (
+    select
+        coalesce(catalog_layouts.capture, layout_record_lists.capture) as capture,
+        coalesce(
+            catalog_layouts.table_space_identifier, layout_record_lists.table_space_identifier
+        ) as table_space_identifier,
+        coalesce(
+            catalog_layouts.table_identifier, layout_record_lists.table_identifier
+        ) as table_identifier,
+        catalog_layouts.table_schema,
+        catalog_layouts.table_name,
+        catalog_layouts.key_columns,
+        logmart_db2luw_layout_history(
+            catalog_layouts.catalog_json,
+            to_json(
+                named_struct(
+                    'codec', '{{ var("db2luw_codepage", "utf-8") }}',
+                    'graphic_codec', '{{ var("db2luw_graphic_codepage", "utf-16-be") }}'
+                )
+            ),
+            layout_record_lists.layout_records
+        ) as versions
+    from catalog_layouts
+    full outer join layout_record_lists
+        on
+            catalog_layouts.capture = layout_record_lists.capture
+            and catalog_layouts.table_space_identifier
+            = layout_record_lists.table_space_identifier
+            and catalog_layouts.table_identifier = layout_record_lists.table_identifier
+),
+
+versions as (
+    select
+        described_tables.capture,
+        described_tables.table_space_identifier,
+        described_tables.table_identifier,
+        described_tables.table_schema,
+        table_version.valid_from_lsn,
+        table_version.layout_source,
+        table_version.column_names,
+        table_version.layout_json,
+        table_version.error as layout_error,
+        coalesce(
+            described_tables.table_name,
+            concat(
+                'TBSPACEID=', described_tables.table_space_identifier,
+                ',TABLEID=', described_tables.table_identifier
+            )
+        ) as table_name,  -- noqa: RF04
+        coalesce(described_tables.key_columns, array()) as key_columns,
+        version_number + 1 as version_number,
+        lead(table_version.valid_from_lsn) over (
+            partition by
+                described_tables.capture,
+                described_tables.table_space_identifier,
+                described_tables.table_identifier
+            order by version_number
+        ) as valid_to_lsn
+    from described_tables
+        lateral view posexplode(described_tables.versions) exploded as version_number, table_version
+)
+
+select * from versions

@@ -1,0 +1,118 @@
+-- Every Db2 LUW log record read, decoded or not: header, component and record fields typed.
+-- Positions (LSN, LFS) also as 16 hex digits, whose text order is log order.
+with
+
+source as (
+    select * from {{ source('db2luw', 'log_records') }}
+),
+
+renamed as (
+    select
+        -- provenance
+        source_system,
+        capture,
+        source_file,
+        raw_offset,
+        record_length,
+        record_bytes,
+        decode_error,
+        -- framing (the settings the file was read with, and the prefix)
+        framing,
+        byteorder,
+        prefix_length,
+        frame_lsn,
+        frame_lfs,
+        frame_sqlcode,
+        -- log manager header
+        log_record_length,
+        record_type,
+        record_type_name,
+        flags,
+        redo_always,
+        propagatable,
+        temp_table,
+        singular_transaction,
+        runtime_rollback,
+        pseudo_compensation,
+        lsn,
+        lfs,
+        lso_previous,
+        tid,
+        log_stream_id,
+        header_length,
+        extra_log_stream_id,
+        compensation_lso,
+        extra_lso,
+        -- component record header
+        component,
+        component_identifier,
+        function_identifier,
+        function_name,
+        kind,
+        table_space_identifier,
+        table_identifier,
+        catalog_table,
+        object_table_space_identifier,
+        object_identifier,
+        object_type,
+        dom_flags,
+        rds_flags,
+        -- transaction manager (commit time is seconds since 1970 UTC)
+        authid,
+        -- row records
+        lriudflags,
+        redistribute_or_load,
+        internal_temporal,
+        mqt_maintenance,
+        referential_integrity,
+        set_integrity,
+        decomposed_update,
+        rid,
+        new_rid,
+        free_space,
+        record_offset,
+        first_page_of_the_block,
+        pool_page_number,
+        row_count,
+        before_image,
+        after_image,
+        images,
+        rids,
+        -- DDL records
+        file_create_lsn,
+        old_columns,
+        new_columns,
+        column_id,
+        alter_bit_mask,
+        alter_bit_values,
+        altered_attributes,
+        attributes_on,
+        master_table_space_identifier,
+        master_table_identifier,
+        data_partition_identifier,
+        partition_action,
+        partition_action_name,
+        index_token,
+        index_root_page,
+        long_tablespace_id,
+        index_tablespace_id,
+        index_object_id,
+        lf_object_id,
+        lob_object_id,
+        xml_object_id,
+        temporary_table_space_id,
+        long_temporary_table_space_id,
+        -- anything left undecoded
+        payload,
+        note,
+        commit_time as commit_time_text,
+        trigger as fired_by_trigger,
+        -- derived
+        decode_error is null as is_decoded,
+        lpad(hex(lsn), 16, '0') as lsn_hex,
+        lpad(hex(lfs), 16, '0') as lfs_hex,
+        timestamp_seconds(commit_time_epoch) as commit_ts
+    from source
+)
+
+select * from renamed
