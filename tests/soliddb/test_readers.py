@@ -10,7 +10,15 @@ import pyarrow.parquet as pq
 import pytest
 
 from udfs.errors import DecodeError
-from udfs.soliddb.readers import READER_SCHEMA, find_exports, read_sys_log, read_sys_log_batches
+from udfs.soliddb.readers import (
+    READER_SCHEMA,
+    csv_records,
+    find_exports,
+    json_lines,
+    read_export_batches,
+    read_sys_log,
+    read_sys_log_batches,
+)
 
 from .handmade import logaddr
 
@@ -175,3 +183,89 @@ def test_format_by_suffix_and_capture_listing(tmp_path: Path):
 
 def test_empty_csv_yields_nothing(tmp_path: Path):
     assert list(read_sys_log(write_csv(tmp_path / "sys_log.csv", "", []))) == []
+
+
+# --- the bytes each row was read from (record_bytes in the raw table) --------------------------
+
+
+def test_csv_record_bytes_are_the_rows_lines(tmp_path: Path):
+    path = tmp_path / "sys_log.csv"
+    lines = [
+        b"\xef\xbb\xbfRECID,RECNAME,FLAGS\r\n",
+        b'1,"two\r\nlines",1\r\n',
+        b"\r\n",
+        b'7,"a ""quoted"" name",0\r\n',
+        b"12,,0",
+    ]
+    path.write_bytes(b"".join(lines))
+    (batch,) = read_export_batches(path)
+    assert batch.record_bytes.to_pylist() == [lines[1], lines[3], lines[4]]
+    assert batch.rows.column("recname").to_pylist() == ["two\r\nlines", 'a "quoted" name', None]
+    assert batch.rows.column("row_number").to_pylist() == [0, 1, 2]
+    assert next(csv_records(path)) == b"RECID,RECNAME,FLAGS\r\n"
+
+
+def test_csv_row_with_the_wrong_number_of_cells_or_bad_utf8_is_kept(tmp_path: Path):
+    path = tmp_path / "sys_log.csv"
+    path.write_bytes(b"RECID,FLAGS\n1,1,extra\n\xff\xfe,0\n3\n7,0\n")
+    rows = list(read_sys_log(path))
+    assert [r["decode_error"] for r in rows] == [
+        "the row has 3 cells, the header 2",
+        "the row is not UTF-8 text (invalid start byte at byte 0)",
+        "the row has 1 cells, the header 2",
+        None,
+    ]
+    assert rows[3]["recid"] == 7
+
+
+def test_jsonl_record_bytes_are_the_lines_and_bad_utf8_is_a_row_error(tmp_path: Path):
+    path = tmp_path / "sys_log.jsonl"
+    lines = [b'{"FLAGS": 0}\n', b"\n", b'{"RECID": 1, "NOTE": "\xff"}\n', b'{"RECID": 7}']
+    path.write_bytes(b"".join(lines))
+    (batch,) = read_export_batches(path)
+    assert batch.record_bytes.to_pylist() == [lines[0], lines[2], lines[3]]
+    errors = batch.rows.column("decode_error").to_pylist()
+    assert errors == [None, "line 3 is not UTF-8 text (invalid start byte)", None]
+
+
+def test_parquet_record_bytes_read_back_as_the_same_rows(tmp_path: Path):
+    path = tmp_path / "sys_log.parquet"
+    table = pa.Table.from_pylist(ROWS)
+    pq.write_table(table, path, row_group_size=2)
+    batches = list(read_export_batches(path, batch_rows=10))
+    lines = b"".join(b for batch in batches for b in batch.record_bytes.to_pylist())
+    assert json.loads(lines.splitlines()[2])["LOGADDR"] == ROWS[2]["LOGADDR"].hex().upper()
+    copy = tmp_path / "copy" / "sys_log.jsonl"
+    copy.parent.mkdir()
+    copy.write_bytes(lines)
+    assert list(read_sys_log(copy)) == EXPECTED
+
+
+def test_parquet_row_groups_keep_the_files_row_numbers(tmp_path: Path):
+    path = tmp_path / "sys_log.parquet"
+    pq.write_table(pa.Table.from_pylist(ROWS * 3), path, row_group_size=2)
+    (batch,) = read_export_batches(path, row_groups=[2, 3])
+    assert batch.rows.column("row_number").to_pylist() == [4, 5, 6, 7]
+
+
+def test_parquet_rows_serialise_as_json_dumps_would(tmp_path: Path):
+    table = pa.table(
+        {
+            "RECID": pa.array([1, None, 3], pa.int32()),
+            "RECNAME": ['a "quoted"\nname', None, "Zoë 北京"],
+            "LOGADDR": pa.array([b"\x00\xff", None, b""], pa.binary()),
+            "SCORE": [1.5, None, float("inf")],
+            "OK": [True, False, None],
+        }
+    )
+    lines = json_lines(table.to_batches()[0]).to_pylist()
+    expected = [
+        json.dumps(
+            {k: v.hex().upper() if isinstance(v, bytes) else v for k, v in row.items()},
+            ensure_ascii=False,
+            separators=(",", ":"),
+        ).encode()
+        + b"\n"
+        for row in table.to_pylist()
+    ]
+    assert lines == expected

@@ -159,26 +159,34 @@ def _existing(layout: TableLayout, name: str | None) -> Column:
 def read_catalog(catalog_dir: Path) -> list[TableLayout]:
     """Layouts from ``SYS_TABLES.csv`` + ``SYS_COLUMNS.csv`` (header rows; extra columns and
     header case ignored). Columns are ordered by COLUMN_NUMBER and numbered 1..n."""
-    tables = {
-        _int(row, "ID", path): row
-        for row, path in _csv_rows(catalog_dir / "SYS_TABLES.csv", ("ID", "TABLE_NAME"))
-    }
-    columns: dict[int, list[tuple[int, Column]]] = {}
+    tables = _csv_rows(catalog_dir / "SYS_TABLES.csv", ("ID", "TABLE_NAME"))
     required = ("REL_ID", "COLUMN_NAME", "COLUMN_NUMBER")
-    for row, path in _csv_rows(catalog_dir / "SYS_COLUMNS.csv", required):
+    columns = _csv_rows(catalog_dir / "SYS_COLUMNS.csv", required)
+    return catalog_layouts(tables, columns)
+
+
+def catalog_layouts(
+    tables: Iterable[dict[str, str]], columns: Iterable[dict[str, str]]
+) -> list[TableLayout]:
+    """Layouts from catalog rows keyed by upper-case SYS_TABLES / SYS_COLUMNS column names
+    (values as text, as in the CSV exports), in RELID order. Hidden columns are left out."""
+    by_id = {_int(row, "ID", "SYS_TABLES.csv"): row for row in tables}
+    by_table: dict[int, list[tuple[int, Column]]] = {}
+    for row in columns:
         if row["COLUMN_NAME"] in HIDDEN_COLUMNS:
             continue
-        rel_id = _int(row, "REL_ID", path)
-        columns.setdefault(rel_id, []).append((_int(row, "COLUMN_NUMBER", path), _column(row)))
+        rel_id = _int(row, "REL_ID", "SYS_COLUMNS.csv")
+        number = _int(row, "COLUMN_NUMBER", "SYS_COLUMNS.csv")
+        by_table.setdefault(rel_id, []).append((number, _column(row)))
     layouts = []
-    for rel_id, table in sorted(tables.items()):
-        ordered = [column for _, column in sorted(columns.get(rel_id, []), key=lambda p: p[0])]
+    for rel_id, table in sorted(by_id.items()):
+        ordered = [column for _, column in sorted(by_table.get(rel_id, []), key=lambda p: p[0])]
         schema = table.get("SCHEMA") or table.get("TABLE_SCHEMA") or None
         layouts.append(TableLayout(rel_id, schema, table["TABLE_NAME"], numbered(ordered)))
     return layouts
 
 
-def _csv_rows(path: Path, required: Sequence[str]) -> Iterable[tuple[dict[str, str], Path]]:
+def _csv_rows(path: Path, required: Sequence[str]) -> list[dict[str, str]]:
     """Rows of a catalog CSV keyed by upper-cased header names; a missing column is an error."""
     with path.open(newline="", encoding="utf-8-sig") as handle:
         reader = csv.reader(handle)
@@ -186,16 +194,18 @@ def _csv_rows(path: Path, required: Sequence[str]) -> Iterable[tuple[dict[str, s
         missing = [name for name in required if name not in header]
         if missing:
             raise DecodeError(f"{path.name} lacks the column(s) {', '.join(missing)}")
-        for values in reader:
-            if any(value.strip() for value in values):
-                yield dict(zip(header, (v.strip() for v in values), strict=False)), path
+        return [
+            dict(zip(header, (v.strip() for v in values), strict=False))
+            for values in reader
+            if any(value.strip() for value in values)
+        ]
 
 
-def _int(row: dict[str, str], name: str, path: Path) -> int:
+def _int(row: dict[str, str], name: str, file_name: str) -> int:
     try:
         return int(row[name])
-    except (KeyError, ValueError):
-        raise DecodeError(f"{path.name}: {name} {row.get(name)!r} is not a whole number")
+    except (KeyError, ValueError, TypeError):
+        raise DecodeError(f"{file_name}: {name} {row.get(name)!r} is not a whole number")
 
 
 def _optional_int(value: str | None) -> int | None:
@@ -282,11 +292,18 @@ class LayoutHistory:
         ``rel_id``: the table's RELID when the log record carries it; else the table is found by
         name. Returns the new layout (None when dropped or not a layout change).
         """
+        return self.apply_resolved(logaddr, statement, rel_id)[1]
+
+    def apply_resolved(
+        self, logaddr: bytes, statement: DdlStatement, rel_id: int | None = None
+    ) -> tuple[int | None, TableLayout | None]:
+        """:meth:`apply`, also returning the RELID the statement applied to (None when it is not
+        a layout change; a negative stand-in for a CREATE TABLE with no RELID)."""
         if logaddr < self._last:
             raise ValueError("DDL statements must be applied in LOGADDR order")
         self._last = logaddr
         if not statement.changes_layout:
-            return None
+            return rel_id, None
         if statement.kind == "create_table":
             rel_id = rel_id if rel_id is not None else self._unknown_rel_id()
             layout: TableLayout | None = layout_from_create(statement, rel_id)
@@ -297,7 +314,7 @@ class LayoutHistory:
                 raise DecodeError(f"{statement.verb} on table {statement.table}: no layout known")
             layout = apply_statement(current, statement)
         self._versions.setdefault(rel_id, []).append(LayoutVersion(logaddr, layout))
-        return layout
+        return rel_id, layout
 
     def _resolve(self, statement: DdlStatement, logaddr: bytes) -> int:
         rel_id = self.rel_id_at(statement.schema, statement.table or "", logaddr)
