@@ -48,6 +48,12 @@ RAW_TABLES = [
     ),
     RawTable("db2luw_catalog_tables", "logmart_db2luw", "db2luw", {"records": "catalog_tables"}),
     RawTable("db2luw_catalog_columns", "logmart_db2luw", "db2luw", {"records": "catalog_columns"}),
+    # solidDB: SYS_LOG exports and catalog exports (code pages are dbt vars: soliddb_*_codec).
+    RawTable("soliddb_sys_log", "logmart_soliddb", "soliddb", {"records": "sys_log"}),
+    RawTable("soliddb_catalog_tables", "logmart_soliddb", "soliddb", {"records": "catalog_tables"}),
+    RawTable(
+        "soliddb_catalog_columns", "logmart_soliddb", "soliddb", {"records": "catalog_columns"}
+    ),
 ]
 
 
@@ -55,8 +61,9 @@ def data_sources() -> list[type]:
     """Every source's Spark Python data source class."""
     from udfs.db2luw.source import Db2LuwDataSource
     from udfs.logmaster.source import LogMasterDataSource
+    from udfs.soliddb.source import SolidDbDataSource
 
-    return [LogMasterDataSource, Db2LuwDataSource]
+    return [LogMasterDataSource, Db2LuwDataSource, SolidDbDataSource]
 
 
 def register_udfs(spark: SparkSession) -> None:
@@ -78,12 +85,15 @@ def list_files(raw_root: Path) -> list[tuple]:
     first bytes): what the reconciliation counts from, so an empty file still shows."""
     from udfs.db2luw import source as db2luw
     from udfs.logmaster.source import discover
+    from udfs.soliddb import source as soliddb
 
     rows = []
     for log_file in discover(raw_root / "logmaster", raw_root):
         rows.append(("db2zos", log_file.capture, log_file.relative, log_file.kind, log_file.size))
     for f in db2luw.discover(raw_root / "db2luw", raw_root):
         rows.append(("db2luw", f.capture, f.relative, f.kind, f.size))
+    for f in soliddb.discover(raw_root / "soliddb", raw_root):
+        rows.append(("soliddb", f.capture, f.relative, f.kind, f.size))
     return rows
 
 
