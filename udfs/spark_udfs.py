@@ -5,6 +5,9 @@
 | ``logmart_logmaster_row_images`` | DATA bytes, CHANGE TYPE, layout JSON | struct of before/after values (column order), warnings, error |
 | ``logmart_db2luw_layout_history`` | catalog, settings, layout records | layout versions |
 | ``logmart_db2luw_row`` | row image, layout JSON, byte order | values, null_reasons, error |
+| ``logmart_soliddb_statement`` | RECID, DATA, char codec | LOGRECID, INFO, SQL text, kind, error |
+| ``logmart_soliddb_layout_history`` | catalog rows, DDL/SQL records, codecs | layout versions |
+| ``logmart_soliddb_row`` | DATA, layout JSON | values, null_reasons, error |
 
 They are Arrow UDFs: Spark hands each call a whole batch as Arrow arrays, and the decoders are
 vectorised over it.
@@ -18,6 +21,7 @@ from pyspark.sql.functions import arrow_udf
 
 from udfs.db2luw import functions as db2luw
 from udfs.logmaster import rowimage
+from udfs.soliddb import functions as soliddb
 
 
 @arrow_udf(rowimage.ROW_IMAGES_TYPE)
@@ -35,10 +39,34 @@ def db2luw_row(image: pa.Array, layout: pa.Array, byteorder: pa.Array) -> pa.Arr
     return db2luw.row_arrow(image, layout, byteorder)
 
 
+@arrow_udf(soliddb.STATEMENT_TYPE)
+def soliddb_statement(recid: pa.Array, data: pa.Array, char_codec: pa.Array) -> pa.Array:
+    return soliddb.statement_arrow(recid, data, char_codec)
+
+
+@arrow_udf(soliddb.LAYOUT_HISTORY_TYPE)
+def soliddb_layout_history(
+    tables: pa.Array,
+    columns: pa.Array,
+    records: pa.Array,
+    char_codec: pa.Array,
+    wchar_codec: pa.Array,
+) -> pa.Array:
+    return soliddb.layout_history_arrow(tables, columns, records, char_codec, wchar_codec)
+
+
+@arrow_udf(soliddb.ROW_TYPE)
+def soliddb_row(data: pa.Array, layout_json: pa.Array) -> pa.Array:
+    return soliddb.row_arrow(data, layout_json)
+
+
 FUNCTIONS = {
     "logmart_logmaster_row_images": logmaster_row_images,
     "logmart_db2luw_layout_history": db2luw_layout_history,
     "logmart_db2luw_row": db2luw_row,
+    "logmart_soliddb_statement": soliddb_statement,
+    "logmart_soliddb_layout_history": soliddb_layout_history,
+    "logmart_soliddb_row": soliddb_row,
 }
 
 
