@@ -5,5 +5,5 @@
     record read ended up) plus int_<s>_records_read (every record read, for reconciliation).
 -#}
 {% macro logmart_sources() %}
-    {{ return(['logmaster', 'db2luw']) }}
+    {{ return(['logmaster', 'db2luw', 'soliddb']) }}
 {% endmacro %}

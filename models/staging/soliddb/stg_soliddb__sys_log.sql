@@ -1,0 +1,67 @@
+-- SYS_LOG: every row read from a capture's exports, typed, with its record kind and its FLAGS
+-- bits named. Rows that did not read cleanly are kept (is_decoded false).
+with
+
+source as (
+    select * from {{ source('soliddb', 'sys_log') }}
+),
+
+record_ids as (
+    select * from {{ ref('soliddb_recids') }}
+),
+
+renamed as (
+    select
+        -- provenance
+        source.source_system,
+        source.capture,
+        source.source_file,
+        source.raw_offset,
+        source.record_length,
+        source.record_bytes,
+        source.decode_error,
+        source.decode_error is null as is_decoded,
+        -- record (FLAGS 0 and no RECID: a NOP row; a RECID not in the seed: unknown)
+        source.recid,
+        coalesce(source.recname, record_ids.recname) as recname,
+        case
+            when coalesce(source.flags, 0) = 0 and coalesce(source.recid, 0) = 0
+                then if(source.decode_error is null, 'nop', 'unknown')
+            else coalesce(record_ids.record_kind, 'unknown')
+        end as record_kind,
+        coalesce(record_ids.is_row_record, false) as is_row_record,
+        -- ids
+        source.trxid,
+        source.stmttrxid,
+        source.relid,
+        -- flags
+        source.flags,
+        case
+            when coalesce(source.flags, 0) = 0 then array('NOP')
+            else
+                transform(
+                    filter(sequence(0, 31), bit -> (shiftright(source.flags, bit) & 1) = 1),
+                    bit -> case bit
+                        when 0 then 'DATA'
+                        when 1 then 'SHUTDOWN'
+                        when 6 then 'CAPTURE_OFF'
+                        else concat('BIT', bit)
+                    end
+                )
+        end as flag_names,
+        coalesce((source.flags & 1) != 0, false) as has_data_flag,
+        coalesce((source.flags & 2) != 0, false) as is_shutdown,
+        coalesce((source.flags & 64) != 0, false) as is_capture_off,
+        -- log position (20 bytes; the hex sorts as the bytes do)
+        source.logaddr,
+        source.logaddr_hex,
+        coalesce(length(source.logaddr) = 20, false) as has_logaddr,
+        -- payload
+        source.data,
+        source.textdata
+    from source
+    left join record_ids
+        on source.recid = record_ids.recid
+)
+
+select * from renamed
