@@ -11,6 +11,25 @@ RDW file to a written Parquet table:
 (c) logmart full: (b) plus both row images decoded by ``logmart_logmaster_row_images`` and
     zipped into before/after maps, as ``int_logmaster_row_images_decoded`` does.
 
+and, with the same N, a solidDB SYS_LOG export (Parquet, one 5-column table: TRX_START, inserts,
+update pairs, COMMIT), from the export file to a written Parquet table:
+
+(d) solidDB rows: the ``logmart_soliddb`` data source (typed SYS_LOG rows, LOGADDR hex, row bytes);
+(e) solidDB full: (d) plus each row record's DATA decoded by ``logmart_soliddb_row`` and zipped
+    into a map, as ``int_soliddb_row_images_decoded`` does.
+
+and, with the same N, a Db2 LUW capture (db2ReadLog output with filter data, little-endian,
+inserts into one 4-column table, a commit every 100), from the .log file to a written table:
+
+(f) Db2 LUW baseline: records framed by logmart, then the construct ``log_manager_header``
+    and ``insert_record`` ``Struct.parse`` per record in a Python UDF;
+(g) Db2 LUW records: the ``logmart_db2luw`` data source (framing checks + every header and
+    component field typed, images as bytes);
+(h) Db2 LUW full: (g) plus each insert's image decoded by ``logmart_db2luw_row`` and zipped
+    into a map, as ``int_db2luw_row_images_decoded`` does.
+
+``--sources`` picks some of logmaster, soliddb, db2luw (all by default).
+
 It prints records/s and records/s per core, the ratio to the baseline, and the peak memory
 (RSS) of the driver JVM and of the Python workers, so that memory can be compared across sizes.
 Run it on an otherwise idle machine: other Spark jobs share the same cores.
@@ -30,11 +49,18 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from udfs.batch import SPARK_TYPES, field_specs
+from udfs.db2luw import functions as db2luw_functions
+from udfs.db2luw import rows as db2luw_rows
+from udfs.db2luw.generator import generate_benchmark as generate_db2luw_benchmark
+from udfs.db2luw.layouts import layouts as db2luw_layouts
 from udfs.logmaster import control, rowimage
 from udfs.logmaster.generator import generate_lldf_benchmark
 from udfs.logmaster.layouts import LLDF_HEADER
 from udfs.pipeline import register_udfs
 from udfs.session import get_spark
+from udfs.soliddb import functions as soliddb_functions
+from udfs.soliddb.catalog import read_catalog
+from udfs.soliddb.generator import generate_benchmark
 
 SPLIT_BYTES = 64 << 20
 
@@ -145,6 +171,98 @@ def full_images(spark: SparkSession, raw: Path, layout: str, names: list[str]) -
     )
 
 
+def soliddb_rows(spark: SparkSession, raw: Path) -> DataFrame:
+    """(d) the solidDB data source: typed SYS_LOG rows."""
+    return (
+        spark.read.format("logmart_soliddb")
+        .option("path", str(raw / "soliddb"))
+        .option("raw_root", str(raw))
+        .load()
+    )
+
+
+def soliddb_full(spark: SparkSession, raw: Path, layout: str, names: list[str]) -> DataFrame:
+    """(e) (d) plus row records decoded and zipped into a map."""
+    names_array = F.array(*[F.lit(name) for name in names])
+    decoded = (
+        soliddb_rows(spark, raw)
+        .withColumn("layout", F.when(F.col("recid").isin(1, 3, 4, 5), F.lit(layout)))
+        .withColumn("decoded_row", F.expr("logmart_soliddb_row(data, layout)"))
+    )
+    return decoded.select(
+        *[c for c in decoded.columns if c not in ("layout", "decoded_row")],
+        F.when(
+            F.col("decoded_row.values").isNotNull(),
+            F.map_from_arrays(names_array, F.col("decoded_row.values")),
+        ).alias("row_values"),
+        F.col("decoded_row.error").alias("row_error"),
+    )
+
+
+def soliddb_layout(capture: Path) -> tuple[str, list[str]]:
+    """The solidDB benchmark table's layout JSON and column names, from its catalog export."""
+    (layout,) = read_catalog(capture / "catalog")
+    codecs = {"char_codec": "utf-8", "wchar_codec": "utf-16-be"}
+    return soliddb_functions.layout_to_json(layout, codecs), [c.name for c in layout.columns]
+
+
+def _db2luw_source(spark: SparkSession, raw: Path, records: str) -> DataFrame:
+    return (
+        spark.read.format("logmart_db2luw")
+        .option("path", str(raw / "db2luw"))
+        .option("raw_root", str(raw))
+        .option("records", records)
+        .option("split_bytes", str(SPLIT_BYTES))
+        .load()
+    )
+
+
+def db2luw_baseline(spark: SparkSession, raw: Path) -> DataFrame:
+    """(f) construct's Struct.parse per record: log manager header, then the insert record."""
+    ns = db2luw_layouts("little")
+
+    @F.udf("struct<lsn: bigint, tid: string, record_type: int, rid: string, image: binary>")
+    def parse_record(record: bytes) -> dict:
+        header = ns.log_manager_header.parse(record[56:])
+        out = {"lsn": header.lsn, "tid": header.tid.hex(), "record_type": header.record_type}
+        if header.record_type == 0x4E:
+            insert = ns.insert_record.parse(record[56 + 40 :])
+            out.update(rid=insert.rid.hex(), image=insert.record_header_and_data.data)
+        return out
+
+    frames = _db2luw_source(spark, raw, "frames")
+    return frames.select("source_file", "raw_offset", parse_record("record_bytes").alias("r"))
+
+
+def db2luw_records(spark: SparkSession, raw: Path) -> DataFrame:
+    """(g) the Db2 LUW data source: every record typed, images as bytes."""
+    return _db2luw_source(spark, raw, "log")
+
+
+def db2luw_full(spark: SparkSession, raw: Path, layout: str, names: list[str]) -> DataFrame:
+    """(h) (g) plus each insert's after image decoded and zipped into a map."""
+    names_array = F.array(*[F.lit(name) for name in names])
+    decoded = (
+        db2luw_records(spark, raw)
+        .withColumn("layout", F.when(F.col("kind") == "row_insert", F.lit(layout)))
+        .withColumn("decoded_row", F.expr("logmart_db2luw_row(after_image, layout, byteorder)"))
+    )
+    return decoded.select(
+        *[c for c in decoded.columns if c not in ("layout", "decoded_row")],
+        F.when(
+            F.col("decoded_row.values").isNotNull(),
+            F.map_from_arrays(names_array, F.col("decoded_row.values")),
+        ).alias("after_values"),
+        F.col("decoded_row.error").alias("row_error"),
+    )
+
+
+def db2luw_layout(capture: Path) -> tuple[str, list[str]]:
+    """The Db2 LUW benchmark table's layout JSON and column names, from its catalog export."""
+    (layout,) = db2luw_rows.read_catalog(capture / "catalog").values()
+    return db2luw_functions.layout_to_json(layout, {}), [c.name for c in layout.columns]
+
+
 def table_layout(extract: Path) -> tuple[str, list[str]]:
     """The benchmark table's layout JSON and column names, from its control file."""
     control_file = next(p for p in sorted(extract.iterdir()) if control.sniff(p))
@@ -166,6 +284,49 @@ def timed(frame: DataFrame, out: Path) -> tuple[float, int, PeakMemory]:
     return elapsed, rows, memory
 
 
+def logmaster_paths(spark: SparkSession, raw: Path, size: int, skip_baseline: bool) -> list:
+    extract = raw / "logmaster" / "bench"
+    if not extract.exists():
+        generate_lldf_benchmark(extract, size, seed=1)
+    layout, names = table_layout(extract)
+    # Warm the Python workers once so that no path pays their start-up.
+    headers_only(spark, raw).limit(1000).write.format("noop").mode("overwrite").save()
+    paths = [
+        ("(b) logmart headers", headers_only(spark, raw)),
+        ("(c) logmart full", full_images(spark, raw, layout, names)),
+    ]
+    if not skip_baseline:
+        paths.insert(0, ("(a) construct per record", baseline(spark, raw)))
+    return paths
+
+
+def soliddb_paths(spark: SparkSession, raw: Path, size: int) -> list:
+    capture = raw / "soliddb" / "bench"
+    if not capture.exists():
+        generate_benchmark(capture / "sys_log.parquet", size, seed=1)
+    layout, names = soliddb_layout(capture)
+    soliddb_rows(spark, raw).limit(1000).write.format("noop").mode("overwrite").save()
+    return [
+        ("(d) solidDB rows", soliddb_rows(spark, raw)),
+        ("(e) solidDB full", soliddb_full(spark, raw, layout, names)),
+    ]
+
+
+def db2luw_paths(spark: SparkSession, raw: Path, size: int, skip_baseline: bool) -> list:
+    capture = raw / "db2luw" / "bench"
+    if not capture.exists():
+        generate_db2luw_benchmark(capture / "S0000000.log", size, seed=1)
+    layout, names = db2luw_layout(capture)
+    db2luw_records(spark, raw).limit(1000).write.format("noop").mode("overwrite").save()
+    paths = [
+        ("(g) Db2 LUW records", db2luw_records(spark, raw)),
+        ("(h) Db2 LUW full", db2luw_full(spark, raw, layout, names)),
+    ]
+    if not skip_baseline:
+        paths.insert(0, ("(f) Db2 LUW construct", db2luw_baseline(spark, raw)))
+    return paths
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=1_000_000)
@@ -173,6 +334,7 @@ def main() -> None:
     parser.add_argument("--cores", type=int, default=2)
     parser.add_argument("--workdir", type=Path)
     parser.add_argument("--skip-baseline", action="store_true")
+    parser.add_argument("--sources", default="logmaster,soliddb,db2luw")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else [args.records]
     work = args.workdir or Path(tempfile.mkdtemp(prefix="logmart-bench-"))
@@ -180,27 +342,24 @@ def main() -> None:
     register_udfs(spark)
     print(f"local[{args.cores}], Spark {spark.version}, workdir {work}")
     print(f"{'records':>10} {'path':<22} {'seconds':>8} {'rec/s':>10} {'rec/s/core':>10} "
-          f"{'vs (a)':>7} {'JVM MB':>7} {'py MB':>6}")
+          f"{'vs base':>7} {'JVM MB':>7} {'py MB':>6}")
     for size in sizes:
         raw = work / f"raw-{size}"
-        extract = raw / "logmaster" / "bench"
-        if not extract.exists():
-            generate_lldf_benchmark(extract, size, seed=1)
-        layout, names = table_layout(extract)
-        # Warm the Python workers once so that no path pays their start-up.
-        headers_only(spark, raw).limit(1000).write.format("noop").mode("overwrite").save()
-        paths = [
-            ("(b) logmart headers", headers_only(spark, raw)),
-            ("(c) logmart full", full_images(spark, raw, layout, names)),
-        ]
-        if not args.skip_baseline:
-            paths.insert(0, ("(a) construct per record", baseline(spark, raw)))
+        paths = []
+        if "logmaster" in args.sources:
+            paths += logmaster_paths(spark, raw, size, args.skip_baseline)
+        if "soliddb" in args.sources:
+            paths += soliddb_paths(spark, raw, size)
+        if "db2luw" in args.sources:
+            paths += db2luw_paths(spark, raw, size, args.skip_baseline)
         base_rate = None
         for name, frame in paths:
             elapsed, rows, memory = timed(frame, work / "out")
             rate = rows / elapsed
-            base_rate = base_rate or (rate if name.startswith("(a)") else None)
-            ratio = f"{rate / base_rate:6.1f}x" if base_rate else "      -"
+            if name[:3] in ("(a)", "(f)"):  # each source's baseline
+                base_rate = rate
+            compared = base_rate and name[:3] in ("(a)", "(b)", "(c)", "(f)", "(g)", "(h)")
+            ratio = f"{rate / base_rate:6.1f}x" if compared else "      -"
             print(
                 f"{size:>10} {name:<22} {elapsed:>8.1f} {rate:>10,.0f} "
                 f"{rate / args.cores:>10,.0f} {ratio:>7} {memory.peak_jvm >> 20:>7} "
