@@ -199,3 +199,26 @@ def test_any_statement_applies_or_raises_decode_error(words):
         history.apply_sql(logaddr(1), " ".join(words), rel_id=None)
     except DecodeError:
         pass
+
+
+def test_column_types_as_ddl_spells_them():
+    assert [
+        Column(n, t, length=length, precision=precision, scale=scale).ddl_type
+        for n, t, length, precision, scale in [
+            ("A", "VARCHAR", 40, None, None),
+            ("B", "NUMERIC", None, 12, 2),
+            ("C", "DECIMAL", None, 5, None),
+            ("D", "LONG VARCHAR", 2000, None, None),
+            ("E", "INTEGER", None, 10, None),
+            ("F", "WCHAR", 4, None, None),
+            ("G", "VARBINARY", None, None, None),
+        ]
+    ] == [
+        "VARCHAR(40)",
+        "NUMERIC(12,2)",
+        "DECIMAL(5,0)",
+        "LONG VARCHAR",
+        "INTEGER",
+        "WCHAR(4)",
+        "VARBINARY",
+    ]

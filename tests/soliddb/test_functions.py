@@ -106,9 +106,14 @@ def test_layout_history_is_the_references(capture: Path):
             assert char_codec == "utf-8"
             layout = [c.name for c in columns]
             assert e["column_names"] == layout
-        got.append((e["rel_id"], e["valid_from_logaddr"], layout))
+        got.append((e["rel_id"], e["valid_from_logaddr"], layout, e["column_types"]))
     assert got == [
-        (rel_id, since, [c.name for c in layout.columns] if layout else None)
+        (
+            rel_id,
+            since,
+            [c.name for c in layout.columns] if layout else None,
+            [c.ddl_type for c in layout.columns] if layout else None,
+        )
         for rel_id, since, layout in expected
     ]
     assert all(e["error"] is None for e in entries)

@@ -269,13 +269,19 @@ def test_in_flight_and_aborted_transactions(spark, demo):
 def test_ddl_mid_stream_changes_the_layout_of_later_rows(spark, demo):
     inventory = rows(
         spark,
-        "select valid_from_logaddr, column_names, key_columns from "
+        "select valid_from_logaddr, column_names, key_columns, column_types from "
         "intermediate.int_soliddb_table_versions where capture = 'capture01' "
         "and table_name = 'Inventory' and version_error is null order by valid_from_logaddr",
     )
     created, altered = inventory
     assert created["column_names"] == ["Sku", "QTY", "PRICE"] and created["key_columns"] == ["Sku"]
     assert altered["column_names"] == ["Sku", "QTY", "PRICE", "UPDATED_AT"]
+    assert altered["column_types"] == {
+        "Sku": "VARCHAR(20)",
+        "QTY": "INTEGER",
+        "PRICE": "NUMERIC(8,2)",
+        "UPDATED_AT": "TIMESTAMP",
+    }
     changes = rows(
         spark,
         "select log_position, after_image, decode_warnings from marts.fct_changes "

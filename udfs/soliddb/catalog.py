@@ -51,6 +51,19 @@ class Column:
         """How the column's values are stored in DATA; None for a type logmart does not know."""
         return TYPE_ENCODINGS.get(self.sql_type)
 
+    @property
+    def ddl_type(self) -> str:
+        """The type as DDL spells it: ``VARCHAR(40)``, ``NUMERIC(12,2)``, ``INTEGER``.
+
+        A length or precision logmart does not know is left out (``VARCHAR``).
+        """
+        if self.encoding in (Encoding.CHAR, Encoding.UNICODE, Encoding.BINARY):
+            if self.length is not None and not self.sql_type.startswith("LONG "):
+                return f"{self.sql_type}({self.length})"
+        elif self.encoding is Encoding.DFLOAT and self.precision is not None:
+            return f"{self.sql_type}({self.precision},{self.scale or 0})"
+        return self.sql_type
+
 
 @dataclass(frozen=True)
 class TableLayout:

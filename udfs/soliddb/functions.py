@@ -15,7 +15,8 @@ the catalog is the baseline, each logged CREATE/ALTER/RENAME/DROP TABLE makes a 
 force *after* its LOGADDR) and returns every layout version: ``rel_id``,
 ``valid_from_logaddr`` (``''`` for the catalog baseline, else the statement's LOGADDR in hex),
 ``layout_json`` (what ``logmart_soliddb_row`` reads; null when the table is dropped),
-``column_names``, ``key_columns``; plus one element with ``error`` for each SQL record whose
+``column_names``, ``key_columns``, ``column_types`` (each column's type as DDL spells it, in
+column order); plus one element with ``error`` for each SQL record whose
 statement could not be applied (it makes no version) and one when the catalog is unusable.
 
 ``logmart_soliddb_row(data, layout_json)`` — a row record's DATA (RECID 1, 3, 4, 5) decoded with
@@ -26,7 +27,6 @@ DATA could not be decoded.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from typing import Any
 
@@ -65,7 +65,8 @@ _STATEMENT_ARROW = pa.struct(
 LAYOUT_HISTORY_TYPE = (
     "array<struct<rel_id: bigint, valid_from_logaddr: string, origin: string, "
     "table_schema: string, table_name: string, column_names: array<string>, "
-    "key_columns: array<string>, layout_json: string, is_dropped: boolean, error: string>>"
+    "key_columns: array<string>, column_types: array<string>, layout_json: string, "
+    "is_dropped: boolean, error: string>>"
 )
 _HISTORY_ARROW = pa.list_(
     pa.struct(
@@ -77,6 +78,7 @@ _HISTORY_ARROW = pa.list_(
             ("table_name", pa.string()),
             ("column_names", pa.list_(pa.string())),
             ("key_columns", pa.list_(pa.string())),
+            ("column_types", pa.list_(pa.string())),
             ("layout_json", pa.string()),
             ("is_dropped", pa.bool_()),
             ("error", pa.string()),
@@ -210,6 +212,7 @@ def _version(
         "table_name": named.name if named else None,
         "column_names": [c.name for c in layout.columns] if layout else None,
         "key_columns": [c.name for c in layout.key_columns] if layout else None,
+        "column_types": [c.ddl_type for c in layout.columns] if layout else None,
         "layout_json": layout_to_json(layout, codecs) if layout else None,
         "is_dropped": layout is None,
         "error": None,
@@ -229,21 +232,26 @@ def _failure(rel_id: int | None, logaddr_hex: str, origin: str, reason: str) -> 
 
 
 def layout_to_json(layout: TableLayout, codecs: dict[str, str]) -> str:
-    """A layout and the code pages as the JSON ``logmart_soliddb_row`` reads."""
+    """A layout and the code pages as the compact JSON ``logmart_soliddb_row`` reads.
+
+    It travels with every row record to the function, so it holds only what decoding needs:
+    ``{"char_codec", "wchar_codec", "columns": [[name, sql_type, scale, nullable], …]}`` in
+    DATA field order (names for the error messages).
+    """
     document = {
-        "rel_id": layout.rel_id,
-        "schema": layout.schema,
-        "name": layout.name,
-        "columns": [dataclasses.asdict(column) for column in layout.columns],
         **codecs,
+        "columns": [[c.name, c.sql_type, c.scale, c.nullable] for c in layout.columns],
     }
-    return json.dumps(document, ensure_ascii=False, sort_keys=True)
+    return json.dumps(document, ensure_ascii=False, separators=(",", ":"))
 
 
 def layout_from_json(text: str) -> tuple[tuple[Column, ...], str, str]:
     """(columns, char codec, wchar codec) from a layout JSON; ValueError when unusable."""
     document = json.loads(text)
-    columns = tuple(Column(**column) for column in document["columns"])
+    columns = tuple(
+        Column(name, sql_type, scale=scale, nullable=bool(nullable), position=position)
+        for position, (name, sql_type, scale, nullable) in enumerate(document["columns"], 1)
+    )
     char_codec = values.check_codec(document.get("char_codec") or DEFAULT_CHAR_CODEC)
     wchar_codec = values.check_codec(document.get("wchar_codec") or DEFAULT_WCHAR_CODEC)
     return columns, char_codec, wchar_codec

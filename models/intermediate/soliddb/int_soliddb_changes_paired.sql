@@ -63,6 +63,7 @@ row_changes as (
         table_schema,
         table_name,
         key_columns,
+        column_types,
         pairing,
         case record_kind
             when 'insert' then 'insert'
@@ -123,6 +124,7 @@ truncates as (
         table_schema,
         table_name,
         cast(array() as array<string>) as key_columns,
+        null as column_types,
         cast(null as string) as pairing,
         'truncate' as operation,  -- noqa: RF04
         concat(source_change_type, ' ', ddl_operation) as source_change_type,

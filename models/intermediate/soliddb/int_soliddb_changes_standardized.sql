@@ -31,6 +31,7 @@ standardized as (
         before_image,
         after_image,
         coalesce(key_columns, cast(array() as array<string>)) as key_columns,
+        column_types,
         decode_warnings,
         -- transaction (TRXID, "#n" for its n-th incarnation when TRXIDs restart)
         transaction_id,

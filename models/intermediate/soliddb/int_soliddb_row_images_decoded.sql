@@ -35,6 +35,7 @@ versioned as (
         versions.table_name,
         versions.column_names,
         versions.key_columns,
+        versions.column_types,
         versions.layout_json,
         versions.is_dropped
     from row_records

@@ -93,6 +93,7 @@ entries as (
         entry.table_name,
         entry.column_names,
         entry.key_columns,
+        map_from_arrays(entry.column_names, entry.column_types) as column_types,
         entry.layout_json,
         entry.is_dropped,
         entry.error as version_error
@@ -116,6 +117,7 @@ versions as (
         table_name,
         column_names,
         key_columns,
+        column_types,
         layout_json,
         is_dropped,
         version_error
@@ -135,6 +137,7 @@ failures as (
         table_name,
         column_names,
         key_columns,
+        column_types,
         layout_json,
         is_dropped,
         version_error
