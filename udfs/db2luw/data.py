@@ -103,7 +103,6 @@ RECORD_FIELDS = [(RENAMED.get(key, key), _record_type(key)) for key in RECORD_KE
 LOG_SCHEMA = pa.schema(COMMON_FIELDS + FRAMING_FIELDS + RECORD_FIELDS)
 FRAMES_SCHEMA = pa.schema(COMMON_FIELDS)
 _INT64_MAX = (1 << 63) - 1
-_EMPTY_RECORD = {RENAMED.get(key, key): None for key in RECORD_KEYS}
 
 
 def spark_type(arrow_type: pa.DataType) -> str:
@@ -147,12 +146,21 @@ class _Prefix:
         return self.lsn.unpack_from(buffer, at)[0], None, 0
 
 
+# A row as log_batch builds it: these framing values, then the decoded record's values in
+# RECORD_KEYS order (decode_record's dicts keep that order); transposed with zip(*rows).
+_ROW_FIELDS = ("raw_offset", "record_length", "record_bytes", "decode_error", "frame_lsn",
+               "frame_lfs", "frame_sqlcode", *(name for name, _ in RECORD_FIELDS))  # fmt: skip
+_CONSTANT_FIELDS = ("source_system", "capture", "source_file", "framing", "byteorder",
+                    "prefix_length")  # fmt: skip
+_EMPTY_VALUES = (None,) * len(RECORD_KEYS)
+
+
 def log_batch(
     batch: FrameBatch, capture: str, source_file: str, framing: str, byteorder: str
 ) -> Iterator[pa.RecordBatch]:
     """One row per framed record of ``batch``, decoded (see the module docstring)."""
     prefix = _Prefix(framing, byteorder)
-    rows: list[dict[str, Any]] = []
+    rows: list[tuple] = []
     for start, length in zip(batch.starts.tolist(), batch.lengths.tolist(), strict=True):
         rows.append(_log_row(batch, start, length, prefix))
         if len(rows) >= BATCH_ROWS:
@@ -162,31 +170,29 @@ def log_batch(
         yield _log_arrow(rows, capture, source_file, framing, byteorder)
 
 
-def _log_row(batch: FrameBatch, start: int, length: int, prefix: _Prefix) -> dict[str, Any]:
+def _log_row(batch: FrameBatch, start: int, length: int, prefix: _Prefix) -> tuple:
+    """The row's values in :data:`_ROW_FIELDS` order."""
     offset = batch.file_offset + start
     framed = batch.buffer[start : start + length]
     lsn, lfs, sqlcode = prefix.read(batch.buffer, start)
-    row: dict[str, Any] = {
-        "raw_offset": offset,
-        "record_length": length,
-        "record_bytes": framed,
-        "frame_lsn": lsn,
-        "frame_lfs": lfs,
-        "frame_sqlcode": sqlcode,
-    }
     if sqlcode != 0:
-        row["decode_error"] = (
+        reason = (
             f"db2ReadLog returned sqlcode {sqlcode} for the record at offset {offset}: Db2 could "
             "not decompress it (row compression dictionary gone?); the record is kept as read"
         )
-        return _EMPTY_RECORD | row
+        return (offset, length, framed, reason, lsn, lfs, sqlcode, *_EMPTY_VALUES)
     try:
         decoded = decode_record(framed[prefix.length :], prefix.byteorder)
         _check_int64(decoded)
     except DecodeError as exc:
-        row["decode_error"] = str(exc.at(offset=offset))
-        return _EMPTY_RECORD | row
-    return {RENAMED.get(key, key): value for key, value in decoded.items()} | row
+        reason = str(exc.at(offset=offset))
+        return (offset, length, framed, reason, lsn, lfs, sqlcode, *_EMPTY_VALUES)
+    values = decoded.values() if len(decoded) == len(RECORD_KEYS) else _in_order(decoded)
+    return (offset, length, framed, None, lsn, lfs, sqlcode, *values)
+
+
+def _in_order(decoded: dict[str, Any]) -> list:
+    return [decoded.get(key) for key in RECORD_KEYS]
 
 
 def _check_int64(decoded: dict[str, Any]) -> None:
@@ -197,16 +203,16 @@ def _check_int64(decoded: dict[str, Any]) -> None:
 
 
 def _log_arrow(
-    rows: list[dict], capture: str, source_file: str, framing: str, byteorder: str
+    rows: list[tuple], capture: str, source_file: str, framing: str, byteorder: str
 ) -> pa.RecordBatch:
     count = len(rows)
-    constants = {"source_system": SOURCE_SYSTEM, "capture": capture, "source_file": source_file,
-                 "framing": framing, "byteorder": byteorder,
-                 "prefix_length": DB2_PREFIX_LENGTHS[framing]}  # fmt: skip
+    constants = dict(zip(_CONSTANT_FIELDS, (SOURCE_SYSTEM, capture, source_file, framing,
+                                            byteorder, DB2_PREFIX_LENGTHS[framing])))  # fmt: skip
+    columns = dict(zip(_ROW_FIELDS, zip(*rows, strict=True), strict=True))
     arrays = [
         pa.array([constants[field.name]] * count, field.type)
         if field.name in constants
-        else pa.array([row.get(field.name) for row in rows], field.type)
+        else pa.array(columns[field.name], field.type)
         for field in LOG_SCHEMA
     ]
     return pa.RecordBatch.from_arrays(arrays, schema=LOG_SCHEMA)
@@ -216,8 +222,8 @@ def failure_batch(
     failure: FramingFailure, capture: str, source_file: str, framing: str, byteorder: str
 ) -> pa.RecordBatch:
     """The unframeable rest of a file as one quarantined row, with the reason."""
-    row = {"raw_offset": failure.offset, "record_length": failure.length,
-           "record_bytes": failure.data, "decode_error": failure.reason}  # fmt: skip
+    row = (failure.offset, failure.length, failure.data, failure.reason, None, None, None,
+           *_EMPTY_VALUES)  # fmt: skip
     return _log_arrow([row], capture, source_file, framing, byteorder)
 
 

@@ -60,20 +60,33 @@ DEFAULT_SETTINGS = {"codec": "utf-8", "graphic_codec": "utf-16-be"}
 
 # --- layout JSON --------------------------------------------------------------------------------
 
+# The JSON travels with every row change to the row UDF, so it is positional and compact:
+# {"table": [TableLayout fields but columns], "columns": [[Column fields], ...],
+#  "settings": [codec, graphic_codec]}; field order is the dataclasses' own.
+_TABLE_FIELDS = tuple(f.name for f in dataclasses.fields(TableLayout) if f.name != "columns")
+_COLUMN_FIELDS = tuple(f.name for f in dataclasses.fields(Column))
+
 
 def layout_to_json(layout: TableLayout, settings: dict[str, str]) -> str:
     """A layout and the character settings as the JSON ``logmart_db2luw_row`` reads."""
-    document = dataclasses.asdict(layout)
-    document["settings"] = {**DEFAULT_SETTINGS, **settings}
-    return json.dumps(document, sort_keys=True)
+    chosen = {**DEFAULT_SETTINGS, **settings}
+    document = {
+        "table": [getattr(layout, name) for name in _TABLE_FIELDS],
+        "columns": [[getattr(c, name) for name in _COLUMN_FIELDS] for c in layout.columns],
+        "settings": [chosen["codec"], chosen["graphic_codec"]],
+    }
+    return json.dumps(document, separators=(",", ":"), ensure_ascii=False)
 
 
 def layout_from_json(text: str) -> tuple[TableLayout, dict[str, str]]:
     document = json.loads(text)
-    settings = {**DEFAULT_SETTINGS, **document.pop("settings", {})}
-    columns = tuple(Column(**column) for column in document.pop("columns"))
-    document["key_columns"] = tuple(document.get("key_columns") or ())
-    return TableLayout(columns=columns, **document), settings
+    table = dict(zip(_TABLE_FIELDS, document["table"], strict=True))
+    table["key_columns"] = tuple(table["key_columns"] or ())
+    columns = tuple(
+        Column(**dict(zip(_COLUMN_FIELDS, values, strict=True))) for values in document["columns"]
+    )
+    codec, graphic_codec = document["settings"]
+    return TableLayout(columns=columns, **table), {"codec": codec, "graphic_codec": graphic_codec}
 
 
 # --- layout history -----------------------------------------------------------------------------
