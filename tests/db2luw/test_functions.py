@@ -179,3 +179,18 @@ def test_row_udf_reports_missing_layouts_and_bad_images(capture):
     assert out[1]["error"] == "no table layout for this table at this LSN"
     assert "row record header says 9 bytes, the image has 4" in out[2]["error"]
     assert out[3]["error"].startswith("table layout unusable")
+
+
+def test_column_types_as_db2_ddl_spells_them(capture):
+    folder, _, _ = capture
+    by_name = {
+        version["layout_source"]: dict(
+            zip(version["column_names"], version["column_types"], strict=True)
+        )
+        for version in functions.layout_history(catalog_json(folder, "ALLTYPES"), None, [])
+    }
+    types = by_name["catalog"]
+    assert types["C_DEC"] == "DECIMAL(9,2)" and types["C_DF34"] == "DECFLOAT(34)"
+    assert types["C_GRAPHIC"] == "GRAPHIC(4)" and types["C_VARGRAPHIC"] == "VARGRAPHIC(20)"
+    assert types["C_TS"] == "TIMESTAMP" and types["C_CLOB"] == "CLOB(1024)"
+    assert types["C_BIN"] == "BINARY(4)" and types["C_CHAR"] == "CHAR(8)"

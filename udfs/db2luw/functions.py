@@ -6,7 +6,8 @@ per table (``group by`` capture, table space, table): the catalog export's colum
 initialize-table / add / drop / alter column records (``collect_list(struct(lsn, kind, …))``,
 any order). Returns every layout version of the table, built by
 :class:`udfs.db2luw.rows.LayoutBook`: ``valid_from_lsn`` (-1 = from the start of the capture),
-``layout_json`` (what ``logmart_db2luw_row`` reads), ``column_names``, ``layout_source``; or
+``layout_json`` (what ``logmart_db2luw_row`` reads), ``column_names``, ``column_types`` (as
+Db2 DDL spells them), ``layout_source``; or
 one element with ``error`` set when no layout can be built.
 
 ``logmart_db2luw_row(image, layout_json, byteorder)`` — one row image ("record header and
@@ -24,12 +25,42 @@ from typing import Any
 
 import pyarrow as pa
 
-from udfs.db2luw.rows import Column, LayoutBook, TableLayout, catalog_layout, decode_row
+from udfs.db2luw.rows import (
+    BIGINT,
+    BINARY,
+    BLOB,
+    BOOLEAN,
+    CHAR,
+    CLOB,
+    DATE,
+    DBCLOB,
+    DECFLOAT64,
+    DECFLOAT128,
+    DECIMAL,
+    DOUBLE,
+    GRAPHIC,
+    INTEGER,
+    LONG_VARCHAR,
+    LONG_VARGRAPHIC,
+    REAL,
+    SMALLINT,
+    TIME,
+    TIMESTAMP,
+    VARBINARY,
+    VARCHAR,
+    VARGRAPHIC,
+    XML,
+    Column,
+    LayoutBook,
+    TableLayout,
+    catalog_layout,
+    decode_row,
+)
 from udfs.errors import DecodeError
 
 LAYOUT_HISTORY_TYPE = (
     "array<struct<valid_from_lsn: bigint, layout_json: string, column_names: array<string>, "
-    "layout_source: string, error: string>>"
+    "column_types: array<string>, layout_source: string, error: string>>"
 )
 _HISTORY_ARROW = pa.list_(
     pa.struct(
@@ -37,6 +68,7 @@ _HISTORY_ARROW = pa.list_(
             ("valid_from_lsn", pa.int64()),
             ("layout_json", pa.string()),
             ("column_names", pa.list_(pa.string())),
+            ("column_types", pa.list_(pa.string())),
             ("layout_source", pa.string()),
             ("error", pa.string()),
         ]
@@ -133,6 +165,7 @@ def layout_history(
             "valid_from_lsn": lsn,
             "layout_json": layout_to_json(layout, settings),
             "column_names": [column.name for column in layout.columns],
+            "column_types": [column_type(column) for column in layout.columns],
             "layout_source": layout.source,
             "error": None,
         }
@@ -142,7 +175,39 @@ def layout_history(
 
 def _failed(reason: str) -> dict[str, Any]:
     return {"valid_from_lsn": -1, "layout_json": None, "column_names": None,
-            "layout_source": None, "error": reason}  # fmt: skip
+            "column_types": None, "layout_source": None, "error": reason}  # fmt: skip
+
+
+_SIMPLE_TYPES = {
+    SMALLINT: "SMALLINT", INTEGER: "INTEGER", BIGINT: "BIGINT", REAL: "REAL", DOUBLE: "DOUBLE",
+    DATE: "DATE", TIME: "TIME", BOOLEAN: "BOOLEAN", DECFLOAT64: "DECFLOAT(16)",
+    DECFLOAT128: "DECFLOAT(34)", LONG_VARCHAR: "LONG VARCHAR",
+    LONG_VARGRAPHIC: "LONG VARGRAPHIC", XML: "XML",
+}  # fmt: skip
+_SIZED_TYPES = {CHAR: "CHAR", VARCHAR: "VARCHAR", BINARY: "BINARY", VARBINARY: "VARBINARY"}
+_DOUBLE_BYTE_TYPES = {GRAPHIC: "GRAPHIC", VARGRAPHIC: "VARGRAPHIC"}
+_LOB_TYPES = {BLOB: "BLOB", CLOB: "CLOB", DBCLOB: "DBCLOB"}
+
+
+def column_type(column: Column) -> str:
+    """The column's SQL type as Db2 DDL spells it (fct_changes.column_types)."""
+    t = column.field_type
+    if t in _SIMPLE_TYPES:
+        return _SIMPLE_TYPES[t]
+    if t == DECIMAL:
+        return f"DECIMAL({column.precision},{column.scale or 0})"
+    if t in _SIZED_TYPES:
+        return f"{_SIZED_TYPES[t]}({column.length})"
+    if t in _DOUBLE_BYTE_TYPES:
+        return f"{_DOUBLE_BYTE_TYPES[t]}({column.length // 2})"
+    if t == TIMESTAMP:
+        digits = max(0, (column.length - 7) * 2)
+        return "TIMESTAMP" if digits == 6 else f"TIMESTAMP({digits})"
+    if t in _LOB_TYPES:
+        size = column.lob_length or column.length
+        size = size // 2 if t == DBCLOB else size
+        return f"{_LOB_TYPES[t]}({size})" if size else _LOB_TYPES[t]
+    return column.type_name
 
 
 def catalog_ids(layout: TableLayout) -> tuple[int, int]:

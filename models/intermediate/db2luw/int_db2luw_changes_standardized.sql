@@ -125,7 +125,7 @@ paired_halves as (
 {%- set change_columns = [
     'source_system', 'capture', 'source_file', 'raw_offset', 'row_in_record', 'is_multiple',
     'tid', 'lsn', 'lsn_hex', 'table_space_identifier', 'table_identifier', 'table_schema',
-    'table_name', 'key_columns', 'operation', 'change_kind', 'source_change_type',
+    'table_name', 'key_columns', 'column_types', 'operation', 'change_kind', 'source_change_type',
     'before_image', 'after_image', 'decode_warnings', 'is_reversed', 'raw_records'
 ] %}
 
@@ -159,6 +159,7 @@ decomposed_updates as (
         table_schema,
         table_name,  -- noqa: RF04
         key_columns,
+        column_types,
         'update' as operation,  -- noqa: RF04
         'update' as change_kind,
         'decomposed_update' as source_change_type,
@@ -205,6 +206,7 @@ truncates as (
             )
         ) as table_name,  -- noqa: RF04
         coalesce(table_names.key_columns, array()) as key_columns,
+        null as column_types,  -- a map<string, string> in the union
         'truncate' as operation,  -- noqa: RF04
         'truncate' as change_kind,
         records.function_name as source_change_type,
@@ -255,6 +257,7 @@ standardized as (
         changes.before_image,
         changes.after_image,
         changes.key_columns,
+        changes.column_types,
         changes.decode_warnings,
         -- transaction (TID) and order: committed transactions by commit_position (LFS, LSN
         -- of the commit record); inside one, by LSN (then the row of an insert multiple)

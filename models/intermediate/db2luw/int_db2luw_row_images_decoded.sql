@@ -53,6 +53,7 @@ versioned as (
         versions.table_name,
         versions.key_columns,
         versions.column_names,
+        versions.column_types as column_type_list,
         versions.layout_json,
         versions.version_number,
         versions.layout_error
@@ -129,6 +130,7 @@ zipped as (
         checked.key_columns,
         checked.column_names,
         checked.version_number,
+        map_from_arrays(checked.column_names, checked.column_type_list) as column_types,
         -- images
         coalesce(checked.contained_rid, checked.rid) as rid,
         case

@@ -140,6 +140,7 @@ versions as (
         table_version.valid_from_lsn,
         table_version.layout_source,
         table_version.column_names,
+        table_version.column_types,
         table_version.layout_json,
         table_version.error as layout_error,
         coalesce(
