@@ -1,6 +1,8 @@
 -- One row per row change, every source: what changed (before/after images), in which
 -- transaction, its disposition and its place in commit order.
 -- `order by commit_position, change_seq` over committed changes is the log order of the work.
+-- `column_types` is optional in the contract: null for a source whose model lacks it.
+-- `op` / `_change_type` name each change as Debezium and Delta's change data feed do.
 with
 
 changes as (
@@ -33,10 +35,28 @@ changes as (
             connection_type,
             decode_warnings,
             raw_file,
-            raw_offset
+            raw_offset,
+            {{ optional_column(
+                ref('int_' ~ source ~ '_changes_standardized'),
+                'column_types',
+                'map<string,string>'
+            ) }}
         from {{ ref('int_' ~ source ~ '_changes_standardized') }}
         {% if not loop.last %}union all{% endif %}
     {% endfor %}
 )
 
-select * from changes
+select
+    *,
+    case operation
+        when 'insert' then 'c'
+        when 'update' then 'u'
+        when 'delete' then 'd'
+        when 'truncate' then 't'
+    end as op,
+    case
+        when change_kind = 'update_before_only' then 'update_preimage'
+        when operation = 'update' then 'update_postimage'
+        else operation
+    end as _change_type
+from changes

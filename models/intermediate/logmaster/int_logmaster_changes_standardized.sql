@@ -28,6 +28,7 @@ standardized as (
         decoded.before_image,
         decoded.after_image,
         decoded.key_columns,
+        decoded.column_types,
         decoded.decode_warnings,
         -- transaction (URID = RBA of the UR's first record; qualified by member in data sharing)
         case

@@ -25,6 +25,7 @@ versions as (
         layouts.table_schema,
         layouts.table_name,
         layouts.column_names,
+        layouts.column_types as column_type_list,
         layouts.key_columns,
         layouts.layout_text,
         row_number() over (
@@ -66,7 +67,8 @@ decoded as (
 
 zipped as (
     select
-        * except (images, version_rank),
+        * except (images, version_rank, column_type_list),
+        map_from_arrays(column_names, column_type_list) as column_types,
         case
             when images.before_values is not null
                 then map_from_arrays(column_names, images.before_values)

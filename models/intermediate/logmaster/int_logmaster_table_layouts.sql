@@ -71,6 +71,45 @@ layouts as (
             else tables.tablename
         end as table_name,
         transform(column_lists.layout_columns, c -> c.name) as column_names,
+        -- each column's SQL data type, as Db2 DDL spells it (literals of UNDO/REDO SQL);
+        -- graphic data of EBCDIC/ASCII tables is shown as hex: `CCSID EBCDIC|ASCII` says so
+        transform(
+            column_lists.layout_columns,
+            c -> concat(
+                case c.type
+                    when 'INT'
+                        then
+                            case c.len
+                                when 2 then 'SMALLINT' when 8 then 'BIGINT' else 'INTEGER'
+                            end
+                    when 'DEC' then concat('DECIMAL(', 2 * c.len - 1, ',', c.scale, ')')
+                    when 'FLOT' then case c.len when 4 then 'REAL' else 'DOUBLE' end
+                    when 'DTTM' then 'TIMESTAMP'
+                    when 'DTTZ' then 'TIMESTAMP WITH TIME ZONE'
+                    when 'CHAR' then concat('CHAR(', c.len, ')')
+                    when 'VCHR' then concat('VARCHAR(', c.len, ')')
+                    when 'LVCH' then 'LONG VARCHAR'
+                    when 'CLOB' then concat('CLOB(', c.len, ')')
+                    when 'BLOB' then concat('BLOB(', c.len, ')')
+                    when 'ROWI' then 'ROWID'
+                    when 'GRPH' then concat('GRAPHIC(', cast(c.len / 2 as int), ')')
+                    when 'VGRF' then concat('VARGRAPHIC(', cast(c.len / 2 as int), ')')
+                    when 'LVGR' then 'LONG VARGRAPHIC'
+                    when 'DBCL' then concat('DBCLOB(', cast(c.len / 2 as int), ')')
+                    else c.type  -- DATE, TIME
+                end,
+                case
+                    when c.subtype = 'B' and c.type in ('CHAR', 'VCHR', 'LVCH')
+                        then ' FOR BIT DATA'
+                    when
+                        c.type in ('GRPH', 'VGRF', 'LVGR', 'DBCL')
+                        and coalesce(tables.encodingscheme, '') != 'U'
+                        then
+                            if(tables.encodingscheme = 'A', ' CCSID ASCII', ' CCSID EBCDIC')
+                    else ''
+                end
+            )
+        ) as column_types,
         transform(
             array_sort(
                 transform(
