@@ -1,0 +1,103 @@
+{#-
+    Point in time over marts.fct_row_history: which row versions were the table's rows as of a
+    commit position or a timestamp.
+    `point` is a Spark SQL expression of type string: a commit position (the source's own
+    text, e.g. 20 hex digits for Log Master; the state after every transaction committed at
+    or before it) or a timestamp `YYYY-MM-DD[ HH:MM:SS[.ffffff]]` (the state after every
+    transaction committed at or before it, by commit_ts on the server's clock; sources that
+    log no commit times, like solidDB, need a position).
+    Versions from before the log (valid_from_position null: rows the log deletes or updates
+    before it inserts them) count as there from the start.
+-#}
+{% macro as_of_condition(point) -%}
+    if(
+        {{ point }} rlike '^[0-9]{4}-[0-9]{2}-[0-9]{2}',
+        coalesce(valid_from_ts <= cast({{ point }} as timestamp), valid_from_position is null)
+        and coalesce(valid_to_ts > cast({{ point }} as timestamp), valid_to_position is null),
+        coalesce(valid_from_position <= {{ point }}, valid_from_position is null)
+        and coalesce(valid_to_position > {{ point }}, valid_to_position is null)
+    )
+{%- endmacro %}
+
+{#- A Python string as a Spark SQL string literal. -#}
+{% macro spark_string_literal(text) -%}
+    '{{ text | string | replace("\\", "\\\\") | replace("'", "\\'") }}'
+{%- endmacro %}
+
+{#-
+    The rows of one table as of a position or timestamp, as a query: one row per row of the
+    table then, with its values in `row_image` (column name -> value text) and the version it
+    comes from. For dbt analyses and `logmart dbt show --inline`:
+        select * from ({{ table_as_of('SALES', 'CUSTOMER', '00DECFC4922F6A000000') }})
+    Give source_system / capture when the same table name is in more than one.
+    `logmart query` has the same as a SQL table function, marts.table_as_of(schema, table,
+    position_or_ts), which create_table_as_of_function() defines.
+-#}
+{% macro table_as_of(table_schema, table_name, position_or_ts, source_system=none, capture=none) -%}
+    select
+        source_system,
+        capture,
+        table_schema,
+        table_name,
+        row_key,
+        occurrence,
+        row_image,
+        column_types,
+        valid_from_position,
+        valid_from_ts,
+        valid_from_change_id
+    from {{ ref('fct_row_history') }}
+    where
+        table_schema = {{ spark_string_literal(table_schema) }}
+        and table_name = {{ spark_string_literal(table_name) }}
+        {% if source_system is not none -%}
+        and source_system = {{ spark_string_literal(source_system) }}
+        {% endif -%}
+        {% if capture is not none -%}
+        and capture = {{ spark_string_literal(capture) }}
+        {% endif -%}
+        and {{ as_of_condition(spark_string_literal(position_or_ts)) }}
+{%- endmacro %}
+
+{#-
+    A post-hook of fct_row_history: the SQL table function `marts.table_as_of(table_schema,
+    table_name, position_or_ts)` (same rows as the table_as_of macro, every source and
+    capture), kept in the metastore, for `logmart query` and any Spark SQL client.
+-#}
+{% macro create_table_as_of_function() -%}
+    create or replace function {{ this.schema }}.table_as_of(
+        as_of_schema string, as_of_table string, position_or_ts string
+    )
+    returns table (
+        source_system string,
+        capture string,
+        table_schema string,
+        table_name string,
+        row_key string,
+        occurrence bigint,
+        row_image map<string, string>,
+        column_types map<string, string>,
+        valid_from_position string,
+        valid_from_ts timestamp,
+        valid_from_change_id string
+    )
+    comment 'Rows of one table as of a commit position or a timestamp (marts.fct_row_history)'
+    return
+        select
+            source_system,
+            capture,
+            table_schema,
+            table_name,
+            row_key,
+            occurrence,
+            row_image,
+            column_types,
+            valid_from_position,
+            valid_from_ts,
+            valid_from_change_id
+        from {{ this }}
+        where
+            table_schema = as_of_schema
+            and table_name = as_of_table
+            and {{ as_of_condition('position_or_ts') }}
+{%- endmacro %}

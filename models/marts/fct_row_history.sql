@@ -1,0 +1,244 @@
+{{ config(post_hook="{{ create_table_as_of_function() }}") }}
+-- One row per version of a table row (SCD type 2), every source: the row's values and the
+-- commit positions (and times) between which they were the row's values. Built from the
+-- committed changes of fct_changes, one table of one capture at a time, in commit order.
+-- A row is known by its key values (fct_changes.key_columns), or by a hash of all its
+-- values when the table has no key (identical rows are then told apart by `occurrence`).
+-- An update closes the version of its before image and opens one for its after image; a
+-- delete closes one; a truncate closes every version open at it. A row the log deletes or
+-- updates before inserting it was there before the log began: it gets a version from the
+-- start (valid_from_position null) with the values its before image shows.
+with
+
+changes as (
+    select
+        *,
+        row_number() over (
+            partition by source_system, capture, table_schema, table_name
+            order by commit_position, transaction_id, change_seq
+        ) as change_order
+    from {{ ref('fct_changes') }}
+    where disposition = 'committed'
+),
+
+epochs as (
+    -- truncates so far, this change included: rows live in the epoch between two truncates
+    select
+        *,
+        sum(if(operation = 'truncate', 1, 0)) over (
+            partition by source_system, capture, table_schema, table_name
+            order by change_order
+            rows between unbounded preceding and current row
+        ) as epoch
+    from changes
+),
+
+truncates as (
+    -- a truncate ends the epoch before it
+    select
+        source_system,
+        capture,
+        table_schema,
+        table_name,
+        epoch - 1 as ended_epoch,
+        change_id,
+        commit_position,
+        commit_ts
+    from epochs
+    where operation = 'truncate'
+),
+
+events as (
+    -- a row leaves (the before image of an update or delete), then arrives (the after image
+    -- of an insert or update); an update whose before image is not in the capture replaces
+    -- the row with the same key
+    select
+        *,
+        -1 as copy_delta,
+        0 as event_step,
+        before_image as row_image
+    from epochs
+    where operation in ('update', 'delete') and before_image is not null
+    union all
+    select
+        *,
+        -1 as copy_delta,
+        0 as event_step,
+        after_image as row_image
+    from epochs
+    where
+        change_kind = 'update_after_only'
+        and size(key_columns) > 0
+        and forall(key_columns, k -> map_contains_key(after_image, k))
+    union all
+    select
+        *,
+        1 as copy_delta,
+        1 as event_step,
+        after_image as row_image
+    from epochs
+    where operation in ('insert', 'update') and after_image is not null
+),
+
+identified as (
+    select
+        *,
+        size(key_columns) > 0
+        and forall(key_columns, k -> map_contains_key(row_image, k)) as has_key
+    from events
+),
+
+keyed as (
+    select
+        *,
+        if(
+            has_key,
+            to_json(transform(key_columns, k -> row_image[k])),
+            sha2(to_json(array_sort(map_entries(row_image))), 256)
+        ) as row_key,
+        if(has_key, 'key', 'row_hash') as row_key_kind
+    from identified
+),
+
+counted as (
+    -- copies of the row there after each event (identical keyless rows can be several)
+    select
+        *,
+        sum(copy_delta) over (
+            partition by source_system, capture, table_schema, table_name, row_key, epoch
+            order by change_order, event_step
+            rows between unbounded preceding and current row
+        ) as live_after
+    from keyed
+),
+
+numbered as (
+    -- copies there before the log began are those the log removes before it adds them;
+    -- the n-th copy is opened when n are there after, and closed when n were there before
+    select
+        *,
+        live_after - least(
+            0,
+            min(live_after) over (
+                partition by source_system, capture, table_schema, table_name, row_key, epoch
+            )
+        ) as copies_after
+    from counted
+),
+
+occurrences as (
+    select
+        *,
+        if(copy_delta = 1, copies_after, copies_after + 1) as occurrence
+    from numbered
+),
+
+sequenced as (
+    -- each copy's events alternate: opened, closed, opened…
+    select
+        *,
+        lag(copy_delta) over copy_events as previous_delta,
+        lead(change_id) over copy_events as next_change_id,
+        lead(commit_position) over copy_events as next_commit_position,
+        lead(commit_ts) over copy_events as next_commit_ts,
+        lead(operation) over copy_events as next_operation
+    from occurrences
+    window copy_events as (
+        partition by source_system, capture, table_schema, table_name, row_key, epoch, occurrence
+        order by change_order, event_step
+    )
+),
+
+versions as (
+    -- opened in the log
+    select
+        source_system,
+        capture,
+        table_schema,
+        table_name,
+        epoch,
+        row_key,
+        row_key_kind,
+        key_columns,
+        occurrence,
+        row_image,
+        column_types,
+        change_id as valid_from_change_id,
+        commit_position as valid_from_position,
+        commit_ts as valid_from_ts,
+        next_change_id,
+        next_commit_position,
+        next_commit_ts,
+        next_operation
+    from sequenced
+    where copy_delta = 1
+    union all
+    -- there before the log began: first seen leaving
+    select
+        source_system,
+        capture,
+        table_schema,
+        table_name,
+        epoch,
+        row_key,
+        row_key_kind,
+        key_columns,
+        occurrence,
+        row_image,
+        column_types,
+        null as valid_from_change_id,
+        null as valid_from_position,
+        null as valid_from_ts,
+        change_id as next_change_id,
+        commit_position as next_commit_position,
+        commit_ts as next_commit_ts,
+        operation as next_operation
+    from sequenced
+    where copy_delta = -1 and previous_delta is null
+),
+
+closed as (
+    select
+        coalesce(
+            versions.valid_from_change_id, concat('before-log:', versions.next_change_id)
+        ) as version_id,
+        versions.source_system,
+        versions.capture,
+        versions.table_schema,
+        versions.table_name,
+        versions.row_key,
+        versions.row_key_kind,
+        versions.key_columns,
+        versions.occurrence,
+        versions.row_image,
+        versions.column_types,
+        versions.valid_from_position,
+        versions.valid_from_ts,
+        versions.valid_from_change_id,
+        case
+            when versions.next_change_id is not null then versions.next_commit_position
+            else truncates.commit_position
+        end as valid_to_position,
+        case
+            when versions.next_change_id is not null then versions.next_commit_ts
+            else truncates.commit_ts
+        end as valid_to_ts,
+        coalesce(versions.next_change_id, truncates.change_id) as valid_to_change_id,
+        case
+            when versions.next_change_id is not null then versions.next_operation
+            when truncates.change_id is not null then 'truncate'
+        end as ended_by
+    from versions
+    left join truncates
+        on
+            versions.source_system = truncates.source_system
+            and versions.capture = truncates.capture
+            and versions.table_schema <=> truncates.table_schema
+            and versions.table_name = truncates.table_name
+            and versions.epoch = truncates.ended_epoch
+)
+
+select
+    *,
+    valid_to_change_id is null as is_current
+from closed
