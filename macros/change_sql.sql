@@ -1,0 +1,133 @@
+{#-
+    SQL text of the source databases (Db2 for z/OS, Db2 LUW, solidDB), written by Spark SQL
+    expressions: UNDO/REDO statements of marts.fct_change_sql. The three dialects share what is
+    used here: double-quoted identifiers ("" for a quote inside), string constants in single
+    quotes ('' for a quote inside), X'..' binary constants, GX'..' graphic constants (Db2),
+    ANSI DATE/TIME/TIMESTAMP constants, numbers as plain digits.
+    Arguments are Spark SQL expressions (column names, lambda variables), not values.
+-#}
+
+{#- "name" with embedded quotes doubled. -#}
+{% macro sql_identifier(name) -%}
+    concat(chr(34), replace({{ name }}, chr(34), repeat(chr(34), 2)), chr(34))
+{%- endmacro %}
+
+{#- 'text' with embedded quotes doubled. -#}
+{% macro sql_string_constant(text) -%}
+    concat(chr(39), replace({{ text }}, chr(39), repeat(chr(39), 2)), chr(39))
+{%- endmacro %}
+
+{#- "SCHEMA"."TABLE" (just "TABLE" when the schema is unknown). -#}
+{% macro sql_table_name(table_schema, table_name) -%}
+    concat_ws('.', {{ sql_identifier(table_schema) }}, {{ sql_identifier(table_name) }})
+{%- endmacro %}
+
+{#-
+    The constant for one value as the marts render it (specs README "Value rendering") in a
+    column of SQL type `data_type` (a `column_types` entry; null = unknown):
+      NULL; numbers as they are (NaN/Infinity, which have no numeric constant, as strings);
+      BOOLEAN as TRUE/FALSE; binary (FOR BIT DATA, BINARY, VARBINARY, BLOB, ROWID) as X'..';
+      graphic shown as hex (`CCSID EBCDIC|ASCII`, see int_logmaster_table_layouts) as GX'..';
+      DATE/TIME/TIMESTAMP 'text'; TIMESTAMP WITH TIME ZONE as a string constant (Db2 casts it
+      on assignment and comparison; an ANSI TIMESTAMP constant with an offset is read without
+      it by some engines); everything else, and every value of an unknown type, as a string
+      constant, which Db2 and solidDB cast implicitly to the column's numeric or datetime type.
+-#}
+{% macro sql_constant(value, data_type) -%}
+    case
+        when {{ value }} is null then 'NULL'
+        when {{ data_type }} is null then {{ sql_string_constant(value) }}
+        when
+            upper({{ data_type }}) rlike
+            '^(SMALLINT|INTEGER|INT|BIGINT|TINYINT|DECIMAL|DEC|NUMERIC|NUM|REAL|FLOAT|DOUBLE|DECFLOAT|BIT)([ (]|$)'
+            then
+                if(
+                    {{ value }} rlike '^[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][-+]?[0-9]+)?$',
+                    {{ value }},
+                    {{ sql_string_constant(value) }}
+                )
+        when upper({{ data_type }}) rlike '^BOOLEAN' and upper({{ value }}) in ('TRUE', 'FALSE')
+            then upper({{ value }})
+        when
+            upper({{ data_type }}) rlike
+            'FOR BIT DATA|^(BINARY|VARBINARY|LONG VARBINARY|BLOB|ROWID)([ (]|$)'
+            and {{ value }} rlike '^([0-9A-Fa-f]{2})*$'
+            then concat('X', chr(39), upper({{ value }}), chr(39))
+        when
+            upper({{ data_type }}) rlike
+            '^(GRAPHIC|VARGRAPHIC|LONG VARGRAPHIC|DBCLOB).* CCSID (EBCDIC|ASCII)'
+            and {{ value }} rlike '^([0-9A-Fa-f]{4})*$'
+            then concat('GX', chr(39), upper({{ value }}), chr(39))
+        when upper({{ data_type }}) rlike '^(DATE|TIME)$'
+            then concat(upper({{ data_type }}), ' ', {{ sql_string_constant(value) }})
+        when upper({{ data_type }}) rlike '^TIMESTAMP( ?[(][0-9]+[)])?$'
+            then concat('TIMESTAMP ', {{ sql_string_constant(value) }})
+        else {{ sql_string_constant(value) }}
+    end
+{%- endmacro %}
+
+{#- Whether a column of this type can be compared with = in a WHERE clause (not a LOB/LONG). -#}
+{% macro sql_is_comparable(data_type) -%}
+    coalesce(
+        not upper({{ data_type }}) rlike
+        '^(BLOB|CLOB|DBCLOB|LONG VARCHAR|LONG VARGRAPHIC|LONG VARBINARY|LONG WVARCHAR|XML)',
+        true
+    )
+{%- endmacro %}
+
+{#- ("A", "B") VALUES (1, 'x') of a row image. -#}
+{% macro sql_insert_values(image, types) -%}
+    concat(
+        '(',
+        array_join(transform(map_keys({{ image }}), k -> {{ sql_identifier('k') }}), ', '),
+        ') VALUES (',
+        array_join(
+            transform(map_keys({{ image }}), k -> {{ sql_constant(image ~ '[k]', types ~ '[k]') }}),
+            ', '
+        ),
+        ')'
+    )
+{%- endmacro %}
+
+{#- "A" = 1 AND "B" IS NULL over the given columns of a row image. -#}
+{% macro sql_match(image, types, columns) -%}
+    array_join(
+        transform(
+            {{ columns }},
+            k -> if(
+                {{ image }}[k] is null,
+                concat({{ sql_identifier('k') }}, ' IS NULL'),
+                concat(
+                    {{ sql_identifier('k') }}, ' = ', {{ sql_constant(image ~ '[k]', types ~ '[k]') }}
+                )
+            )
+        ),
+        ' AND '
+    )
+{%- endmacro %}
+
+{#- "A" = 1, "B" = NULL over the given columns of a row image. -#}
+{% macro sql_assignments(image, types, columns) -%}
+    array_join(
+        transform(
+            {{ columns }},
+            k -> concat(
+                {{ sql_identifier('k') }}, ' = ', {{ sql_constant(image ~ '[k]', types ~ '[k]') }}
+            )
+        ),
+        ', '
+    )
+{%- endmacro %}
+
+{#-
+    The columns that find a row image's row: the key when the image has every key column,
+    else every column that can be compared (LOBs and LONG types cannot).
+-#}
+{% macro sql_match_columns(image, types, key_columns) -%}
+    if(
+        size({{ key_columns }}) > 0
+        and forall({{ key_columns }}, k -> map_contains_key({{ image }}, k)),
+        {{ key_columns }},
+        filter(map_keys({{ image }}), k -> {{ sql_is_comparable(types ~ '[k]') }})
+    )
+{%- endmacro %}

@@ -1,0 +1,199 @@
+-- UNDO and REDO SQL of every committed change, in the source database's dialect (the
+-- constants are in macros/change_sql.sql): REDO applies the change again, UNDO reverses it.
+-- Run REDO in commit order (`order by commit_position, change_seq`) and UNDO in the reverse
+-- order. A row is found by the table's key (fct_changes.key_columns), else by every column of
+-- its image that can be compared. A truncate's REDO is a DELETE without WHERE (what TRUNCATE
+-- does, in any of the dialects and inside a unit of work); its UNDO inserts again the rows the
+-- log shows in the table at that point (fct_row_history).
+with
+
+changes as (
+    select * from {{ ref('fct_changes') }}
+    where disposition = 'committed'
+),
+
+truncated_rows as (
+    select
+        valid_to_change_id as change_id,
+        count(*) as truncated_row_count,
+        array_sort(
+            collect_list(
+                concat(
+                    'INSERT INTO ',
+                    {{ sql_table_name('table_schema', 'table_name') }},
+                    ' ',
+                    {{ sql_insert_values('row_image', 'column_types') }},
+                    ';'
+                )
+            )
+        ) as truncated_row_statements
+    from {{ ref('fct_row_history') }}
+    where ended_by = 'truncate'
+    group by valid_to_change_id
+),
+
+located as (
+    select
+        *,
+        {{ sql_table_name('table_schema', 'table_name') }} as table_ref,
+        {{ sql_match_columns('before_image', 'column_types', 'key_columns') }}
+            as before_match_columns,
+        {{ sql_match_columns('after_image', 'column_types', 'key_columns') }}
+            as after_match_columns,
+        size(key_columns) > 0
+        and forall(
+            key_columns, k -> map_contains_key(coalesce(before_image, after_image), k)
+        ) as has_key,
+        filter(
+            map_keys(after_image), k -> not after_image[k] <=> before_image[k]
+        ) as changed_columns
+    from changes
+),
+
+with_truncated_rows as (
+    select
+        located.*,
+        truncated_rows.truncated_row_count,
+        truncated_rows.truncated_row_statements
+    from located
+    left join truncated_rows
+        on located.change_id = truncated_rows.change_id
+),
+
+statements as (
+    select
+        *,
+        change_kind in ('update_before_only', 'update_after_only') as is_half_update,
+        case operation
+            when 'insert'
+                then concat(
+                    'INSERT INTO ', table_ref, ' ',
+                    {{ sql_insert_values('after_image', 'column_types') }}, ';'
+                )
+            when 'delete'
+                then concat(
+                    'DELETE FROM ', table_ref,
+                    ' WHERE ',
+                    {{ sql_match('before_image', 'column_types', 'before_match_columns') }},
+                    ';'
+                )
+            when 'update'
+                then concat(
+                    'UPDATE ', table_ref,
+                    ' SET ', {{ sql_assignments(
+                    'after_image',
+                    'column_types',
+                    'if(size(changed_columns) > 0, changed_columns, map_keys(after_image))'
+                ) }},
+                    ' WHERE ',
+                    {{ sql_match('before_image', 'column_types', 'before_match_columns') }},
+                    ';'
+                )
+            when 'truncate' then concat('DELETE FROM ', table_ref, ';')
+        end as redo_statement,
+        case operation
+            when 'insert'
+                then concat(
+                    'DELETE FROM ', table_ref,
+                    ' WHERE ',
+                    {{ sql_match('after_image', 'column_types', 'after_match_columns') }},
+                    ';'
+                )
+            when 'delete'
+                then concat(
+                    'INSERT INTO ', table_ref, ' ',
+                    {{ sql_insert_values('before_image', 'column_types') }}, ';'
+                )
+            when 'update'
+                then concat(
+                    'UPDATE ', table_ref,
+                    ' SET ', {{ sql_assignments(
+                    'before_image',
+                    'column_types',
+                    'if(size(changed_columns) > 0, changed_columns, map_keys(before_image))'
+                ) }},
+                    ' WHERE ',
+                    {{ sql_match('after_image', 'column_types', 'after_match_columns') }},
+                    ';'
+                )
+            when 'truncate' then array_join(truncated_row_statements, '\n')
+        end as undo_statement
+    from with_truncated_rows
+),
+
+described as (
+    select
+        change_id,
+        source_system,
+        capture,
+        table_schema,
+        table_name,
+        transaction_id,
+        commit_position,
+        change_seq,
+        commit_ts,
+        operation,
+        change_kind,
+        case source_system
+            when 'db2zos' then 'Db2 for z/OS'
+            when 'db2luw' then 'Db2 LUW'
+            when 'soliddb' then 'solidDB'
+        end as sql_dialect,
+        case
+            when operation = 'truncate' then null
+            when has_key then 'key'
+            else 'all_columns'
+        end as match_by,
+        -- a WHERE clause needs a column to compare: none when the image has only LOBs
+        if(
+            is_half_update
+            or (operation in ('update', 'delete') and size(before_match_columns) = 0),
+            null,
+            redo_statement
+        ) as redo_sql,
+        if(
+            is_half_update
+            or (operation in ('insert', 'update') and size(after_match_columns) = 0),
+            null,
+            undo_statement
+        ) as undo_sql,
+        filter(
+            array(
+                if(
+                    is_half_update,
+                    'only one image of this update is in the capture: no UNDO or REDO',
+                    null
+                ),
+                if(
+                    operation != 'truncate' and not has_key,
+                    'no key known: the WHERE clause compares every column but LOB and LONG '
+                    || 'ones, and affects every row with those values',
+                    null
+                ),
+                if(
+                    operation != 'truncate' and column_types is null,
+                    'column types unknown: every value is written as a string constant',
+                    null
+                ),
+                if(
+                    size(decode_warnings) > 0,
+                    'values decoded with warnings: ' || array_join(decode_warnings, '; '),
+                    null
+                ),
+                case
+                    when operation != 'truncate' then null
+                    when truncated_row_count is null
+                        then
+                            'no row of the table is known from the log at this truncate: '
+                            || 'no UNDO (rows from before the log cannot be restored)'
+                    else
+                        'UNDO inserts the ' || truncated_row_count || ' rows the log shows '
+                        || 'in the table at this truncate; rows from before the log are not known'
+                end
+            ),
+            message -> message is not null
+        ) as statement_warnings
+    from statements
+)
+
+select * from described
