@@ -11,7 +11,8 @@
     {% if loaded is none %}
         {{ return(false) }}
     {% endif %}
-    {% set names = adapter.get_columns_in_relation(loaded) | map(attribute='name') | map('lower') | list %}
+    {% set columns = adapter.get_columns_in_relation(loaded) %}
+    {% set names = columns | map(attribute='name') | map('lower') | list %}
     {{ return(column | lower in names) }}
 {% endmacro %}
 
