@@ -48,15 +48,16 @@
         valid_from_change_id
     from {{ ref('fct_row_history') }}
     where
-        table_schema = {{ spark_string_literal(table_schema) }}
+        {{ as_of_condition(spark_string_literal(position_or_ts)) }}
+        and table_schema = {{ spark_string_literal(table_schema) }}
         and table_name = {{ spark_string_literal(table_name) }}
-        {% if source_system is not none -%}
-        and source_system = {{ spark_string_literal(source_system) }}
-        {% endif -%}
-        {% if capture is not none -%}
-        and capture = {{ spark_string_literal(capture) }}
-        {% endif -%}
-        and {{ as_of_condition(spark_string_literal(position_or_ts)) }}
+        and source_system = coalesce({{ spark_optional_literal(source_system) }}, source_system)
+        and capture = coalesce({{ spark_optional_literal(capture) }}, capture)
+{%- endmacro %}
+
+{#- A Spark SQL string literal, or null for none. -#}
+{% macro spark_optional_literal(text) -%}
+    {{ 'cast(null as string)' if text is none else spark_string_literal(text) }}
 {%- endmacro %}
 
 {#-
