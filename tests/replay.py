@@ -15,12 +15,16 @@ from pathlib import Path
 from pyspark.sql import SparkSession
 
 
-def replay(spark: SparkSession, source_system: str) -> dict[str, list[dict]]:
-    """Final rows per 'SCHEMA.TABLE' after applying the source's committed changes in order."""
+def replay(
+    spark: SparkSession, source_system: str, up_to_position: str | None = None
+) -> dict[str, list[dict]]:
+    """Final rows per 'SCHEMA.TABLE' after applying the source's committed changes in order
+    (only those committed at or before `up_to_position` when given: the rows as of then)."""
+    until = "" if up_to_position is None else f" and commit_position <= '{up_to_position}'"
     changes = spark.sql(
         "select table_schema, table_name, operation, before_image, after_image "
         "from marts.fct_changes "
-        f"where source_system = '{source_system}' and disposition = 'committed' "
+        f"where source_system = '{source_system}' and disposition = 'committed'{until} "
         "order by commit_position, change_seq"
     ).toLocalIterator()
     tables: dict[str, list[dict]] = {}

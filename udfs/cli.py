@@ -5,6 +5,11 @@
     logmart query [--warehouse DIR] [--format table|csv|json] "SQL"
     logmart generate {db2zos,db2luw,soliddb} --out DIR [--transactions N] [--seed N]
     logmart demo [--raw DIR] [--warehouse DIR]
+    logmart sql {undo,redo} (--transaction ID | --since TS | --from-position P)
+        [--source S] [--capture C] [--warehouse DIR]
+    logmart asof --table SCHEMA.TABLE (--position P | --ts TS) [--source S] [--capture C]
+        [--format table|csv|json] [--warehouse DIR]
+    logmart export debezium --out DIR [--source S] [--capture C] [--warehouse DIR]
 
 User errors (`LogmartError`: wrong paths, empty raw folder, locked warehouse, missing Java, bad
 SQL) print `logmart: <message>` on stderr and exit 2, without a stack trace.
@@ -375,6 +380,67 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_sql(args: argparse.Namespace) -> int:
+    from udfs.change_sql import Selection, write_script
+
+    selection = Selection(
+        args.transaction, args.since, args.from_position, args.source, args.capture
+    )
+    with _session(args.warehouse) as spark:
+        write_script(spark, args.direction, selection, sys.stdout)
+        sys.stdout.flush()
+    return 0
+
+
+def cmd_asof(args: argparse.Namespace) -> int:
+    from pyspark.errors import PySparkException
+
+    from udfs.asof import as_of
+
+    point = args.position if args.position is not None else args.ts.isoformat(" ")
+    with _session(args.warehouse) as spark:
+        try:
+            columns, rows = as_of(spark, args.table, point, args.source, args.capture)
+            if args.format == "json":
+                write_json_lines(columns, rows, sys.stdout)
+            elif args.format == "csv":
+                write_csv(columns, rows, sys.stdout)
+            else:
+                write_table(columns, rows, sys.stdout)
+        except PySparkException as exc:
+            raise LogmartError(_first_line(exc)) from None
+        sys.stdout.flush()
+    return 0
+
+
+def cmd_export_debezium(args: argparse.Namespace) -> int:
+    from udfs.debezium import export
+
+    with _session(args.warehouse) as spark:
+        written = export(spark, args.out, args.source, args.capture)
+    write_table(
+        ["file", "events"],
+        ([str(w.path), w.events] for w in written),
+        sys.stdout,
+        right=[False, True],
+    )
+    return 0
+
+
+def _timestamp(text: str) -> dt.datetime:
+    try:
+        return dt.datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a timestamp; write YYYY-MM-DD[ HH:MM:SS[.ffffff]]"
+        ) from None
+
+
+def _add_log_choice(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--source", choices=sorted(GENERATORS), help="source system")
+    parser.add_argument("--capture", help="capture (extract) folder name")
+
+
 # ---------------------------------------------------------------------------------------------
 # Arguments
 
@@ -452,6 +518,49 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_warehouse(demo)
     demo.set_defaults(run=cmd_demo)
+
+    sql = commands.add_parser(
+        "sql",
+        help="print UNDO or REDO SQL of committed changes (marts.fct_change_sql)",
+        description="UNDO backs the changes out in reverse commit order; REDO applies them "
+        "again in commit order. The script is for one log (source and capture).",
+    )
+    sql.add_argument("direction", choices=["undo", "redo"])
+    which = sql.add_mutually_exclusive_group(required=True)
+    which.add_argument("--transaction", help="one transaction id (fct_changes.transaction_id)")
+    which.add_argument(
+        "--since", type=_timestamp, help="every transaction committed at or after this time"
+    )
+    which.add_argument(
+        "--from-position", help="every transaction committed at or after this commit position"
+    )
+    _add_log_choice(sql)
+    _add_warehouse(sql)
+    sql.set_defaults(run=cmd_sql)
+
+    asof = commands.add_parser(
+        "asof", help="print a table's rows as of a commit position or time (fct_row_history)"
+    )
+    asof.add_argument("--table", required=True, help="SCHEMA.TABLE")
+    point = asof.add_mutually_exclusive_group(required=True)
+    point.add_argument("--position", help="commit position (the state after it committed)")
+    point.add_argument(
+        "--ts", type=_timestamp, help="time YYYY-MM-DD[ HH:MM:SS[.ffffff]] (by commit time)"
+    )
+    _add_log_choice(asof)
+    asof.add_argument("--format", choices=["table", "csv", "json"], default="table")
+    _add_warehouse(asof)
+    asof.set_defaults(run=cmd_asof)
+
+    export = commands.add_parser("export", help="write the changes in another format")
+    formats = export.add_subparsers(dest="export_format", required=True, metavar="FORMAT")
+    debezium = formats.add_parser(
+        "debezium", help="Debezium change event envelopes, JSON lines, one file per table"
+    )
+    debezium.add_argument("--out", type=Path, required=True, help="folder to write into")
+    _add_log_choice(debezium)
+    _add_warehouse(debezium)
+    debezium.set_defaults(run=cmd_export_debezium)
     return parser
 
 

@@ -1,0 +1,67 @@
+"""A table's rows as of a commit position or a timestamp (``logmart asof``).
+
+Reads the SQL table function ``marts.table_as_of`` that fct_row_history's post-hook defines
+from the dbt macro ``as_of_condition``, so the command, the macro and ``logmart query`` agree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from udfs.change_sql import sql_string
+from udfs.errors import LogmartError
+
+
+def as_of(
+    spark: Any,
+    table: str,
+    point: str,
+    source_system: str | None = None,
+    capture: str | None = None,
+) -> tuple[list[str], Iterator[list[Any]]]:
+    """Column names and rows (one value per column, in the table's column order) of `table`
+    ('SCHEMA.TABLE') as of `point`, a commit position or a timestamp text."""
+    schema, _, name = table.rpartition(".")
+    if not schema or not name:
+        raise LogmartError(f"--table {table!r}: give the table as SCHEMA.TABLE")
+    source_system, capture = _logs(spark, schema, name, source_system, capture)
+    call = f"marts.table_as_of({sql_string(schema)}, {sql_string(name)}, {sql_string(point)})"
+    where = f"source_system = {sql_string(source_system)} and capture = {sql_string(capture)}"
+    columns = [
+        row.col_name
+        for row in spark.sql(
+            "select col_name, min(pos) as pos from "
+            f"(select posexplode(map_keys(row_image)) as (pos, col_name) from {call} "
+            f"where {where}) group by col_name order by pos, col_name"
+        ).collect()
+    ]
+    picks = ", ".join(f"row_image[{sql_string(column)}]" for column in columns)
+    rows = spark.sql(
+        f"select {picks or 'null'} from {call} where {where} order by row_key, occurrence"
+    ).toLocalIterator()
+    return columns, (list(row) for row in rows)
+
+
+def _logs(
+    spark: Any, schema: str, name: str, source_system: str | None, capture: str | None
+) -> tuple[str, str]:
+    """The one (source system, capture) whose history holds the table."""
+    conditions = [f"table_schema = {sql_string(schema)}", f"table_name = {sql_string(name)}"]
+    if source_system is not None:
+        conditions.append(f"source_system = {sql_string(source_system)}")
+    if capture is not None:
+        conditions.append(f"capture = {sql_string(capture)}")
+    found = spark.sql(
+        "select distinct source_system, capture from marts.fct_row_history "
+        f"where {' and '.join(conditions)} order by source_system, capture"
+    ).collect()
+    if not found:
+        raise LogmartError(
+            f"no committed change of {schema}.{name} in marts.fct_row_history"
+            + (" with that --source/--capture" if source_system or capture else "")
+        )
+    if len(found) > 1:
+        logs = ", ".join(f"--source {row.source_system} --capture {row.capture}" for row in found)
+        raise LogmartError(f"{schema}.{name} is in more than one log; choose one with {logs}")
+    return found[0].source_system, found[0].capture
