@@ -1,9 +1,10 @@
 """The Db2 LUW pipeline end to end: real Spark, real dbt build, the same marts as every source.
 
 The shared `demo` build (tests/conftest.py) holds the generator's capture (`db2luw/capture01`,
-filter framing, little-endian: the default settings). This module adds two captures the
-default settings do not fit (big-endian; LSN framing) before that one build runs: each of
-their files must be quarantined whole, with a reason naming the settings it does fit.
+filter framing, little-endian: the default settings). This module adds, before that one build
+runs, two captures the default settings do not fit (big-endian; LSN framing), each of whose
+files must be quarantined whole with a reason naming the settings it does fit, and the same
+log files as capture01 without their catalog export (`no_catalog`).
 """
 
 from __future__ import annotations
@@ -37,7 +38,18 @@ def write_wrong_settings(raw: Path) -> None:
             shutil.copytree(out / "db2luw" / capture, raw / "db2luw" / capture)
 
 
-EXTRA_INPUTS.append(write_wrong_settings)
+NO_CATALOG = "no_catalog"
+
+
+def write_capture_without_catalog(raw: Path) -> None:
+    """capture01's log files alone: only tables the log itself describes can be decoded."""
+    folder = raw / "db2luw" / NO_CATALOG
+    folder.mkdir(parents=True)
+    for log in sorted((raw / "db2luw" / CLEAN).glob("*.log")):
+        shutil.copy(log, folder / log.name)
+
+
+EXTRA_INPUTS.extend([write_wrong_settings, write_capture_without_catalog])
 
 
 def rows(spark, sql: str) -> list[dict]:
@@ -132,8 +144,8 @@ def test_a_capture_the_settings_do_not_fit_is_quarantined_with_the_settings_it_f
         "select capture, source_file, raw_offset, stage, reason from marts.quarantine "
         "where source_system = 'db2luw' order by source_file",
     )
-    assert {q["capture"] for q in quarantined} == set(WRONG)
-    for row in quarantined:
+    assert {q["capture"] for q in quarantined} == {*WRONG, NO_CATALOG}
+    for row in (q for q in quarantined if q["capture"] in WRONG):
         framing, byteorder = WRONG[row["capture"]]
         assert row["stage"] == "decode" and row["raw_offset"] == 0
         assert "does not fit framing='filter' byteorder='little'" in row["reason"]
@@ -141,7 +153,7 @@ def test_a_capture_the_settings_do_not_fit_is_quarantined_with_the_settings_it_f
     logs = rows(
         spark,
         "select capture, records_read, records_quarantined from marts.reconciliation "
-        "where source_system = 'db2luw' and file_kind = 'log' and capture != 'capture01'",
+        "where source_system = 'db2luw' and file_kind = 'log' and capture like 'wrong%'",
     )
     assert logs and all(f["records_read"] == f["records_quarantined"] == 1 for f in logs)
 
@@ -152,7 +164,8 @@ def test_a_capture_the_settings_do_not_fit_is_quarantined_with_the_settings_it_f
 def test_commit_order_and_change_sequence(spark, demo):
     changes = rows(
         spark,
-        "select transaction_id, commit_position, change_seq, log_position from marts.fct_changes "
+        "select capture, transaction_id, commit_position, change_seq, log_position "
+        "from marts.fct_changes "
         "where source_system = 'db2luw' and disposition = 'committed' "
         "order by commit_position, change_seq",
     )
@@ -160,12 +173,12 @@ def test_commit_order_and_change_sequence(spark, demo):
     assert positions == sorted(positions) and all(len(p) == 32 for p in positions)
     by_transaction: dict = {}
     for change in changes:
-        by_transaction.setdefault(change["transaction_id"], []).append(change)
+        by_transaction.setdefault((change["capture"], change["transaction_id"]), []).append(change)
     for group in by_transaction.values():
         seqs = [c["change_seq"] for c in group]
         assert seqs == sorted(seqs)
         assert [c["log_position"] for c in group] == sorted(c["log_position"] for c in group)
-    assert all(len(t) == 12 for t in by_transaction)
+    assert all(len(tid) == 12 for _, tid in by_transaction)
 
 
 def test_transactions_mart(spark, demo):
@@ -252,3 +265,37 @@ def test_decomposed_updates_and_insert_multiple(spark, demo):
     assert all(c["operation"] == "update" and c["records"] == 2 for c in decomposed)
     multiple = [c for c in changes if c["source_change_type"] == "insert_multiple_records"]
     assert len(multiple) == 4 and all(c["change_id"].count(":") == 3 for c in multiple)
+
+
+def test_without_a_catalog_only_tables_the_log_describes_decode(spark, demo):
+    """EVENTS (initialize-table record) and ACCOUNTS (ADD COLUMN's old and new column arrays)
+    decode with columns C1..Cn; the other tables' rows are quarantined, saying why."""
+    changes = rows(
+        spark,
+        "select table_schema, table_name, after_image from marts.fct_changes "
+        f"where source_system = 'db2luw' and capture = '{NO_CATALOG}' and after_image is not null",
+    )
+    names = {(c["table_schema"], c["table_name"]) for c in changes}
+    assert names == {(None, "TBSPACEID=2,TABLEID=14"), (None, "TBSPACEID=2,TABLEID=12")}
+    events = [c for c in changes if c["table_name"].endswith("=14")]
+    assert events and all(set(c["after_image"]) == {"C1", "C2", "C3", "C4"} for c in events)
+    quarantined = rows(
+        spark,
+        "select stage, reason from marts.quarantine "
+        f"where source_system = 'db2luw' and capture = '{NO_CATALOG}'",
+    )
+    assert quarantined and {q["stage"] for q in quarantined} == {"row_image"}
+    assert all(q["reason"].startswith("no table layout for TBSPACEID=") for q in quarantined)
+    expected = rows(
+        spark,
+        "select count(distinct source_file, raw_offset) as n "
+        "from intermediate.int_db2luw_row_images_decoded "
+        f"where capture = '{CLEAN}' and table_identifier not in (12, 14)",
+    )
+    assert len(quarantined) == expected[0]["n"]
+    files = rows(
+        spark,
+        "select is_reconciled, records_quarantined from marts.reconciliation "
+        f"where capture = '{NO_CATALOG}' and source_system = 'db2luw'",
+    )
+    assert files and all(f["is_reconciled"] for f in files)

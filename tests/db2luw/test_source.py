@@ -12,7 +12,7 @@ import pytest
 from tests.db2luw import handmade as h
 from udfs.db2luw import data
 from udfs.db2luw.generator import generate
-from udfs.db2luw.records import decode_record
+from udfs.db2luw.records import RECORD_KEYS, decode_record
 from udfs.db2luw.source import RECORDS, Db2LuwReader, discover
 from udfs.framing import DB2_MAX_RECORD, FrameBatch, FramingFailure, db2_read_log_length, frame_file
 
@@ -210,3 +210,12 @@ def test_the_schema_is_one_column_per_decoded_key():
     assert set(data.RENAMED.get(k, k) for k in decoded) <= set(names)
     assert len(names) == len(set(names))
     assert data.spark_schema(data.LOG_SCHEMA).startswith("source_system string, capture string")
+
+
+def test_decoded_records_keep_the_key_order_rows_are_transposed_by(capture):
+    """log_batch turns each decode_record dict into a row by its values' order."""
+    root, summary = capture
+    table = read_table(root / "db2luw", framing=summary["framing"], byteorder=summary["byteorder"])
+    for framed in table.column("record_bytes").to_pylist():
+        prefix = 56 if summary["framing"] == "filter" else 8
+        assert list(decode_record(framed[prefix:], summary["byteorder"])) == list(RECORD_KEYS)
