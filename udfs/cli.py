@@ -10,6 +10,7 @@
     logmart asof --table SCHEMA.TABLE (--position P | --ts TS) [--source S] [--capture C]
         [--format table|csv|json] [--warehouse DIR]
     logmart export debezium --out DIR [--source S] [--capture C] [--warehouse DIR]
+    logmart serve [--host HOST] [--port PORT] [--warehouse DIR]
 
 User errors (`LogmartError`: wrong paths, empty raw folder, locked warehouse, missing Java, bad
 SQL) print `logmart: <message>` on stderr and exit 2, without a stack trace.
@@ -427,6 +428,26 @@ def cmd_export_debezium(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    from udfs import serve
+
+    with _session(args.warehouse) as spark:
+        _register_udfs(spark)
+        server = serve.start(spark, args.host, args.port)
+        print(
+            f"serving {args.warehouse} over HiveServer2 (JDBC/ODBC) at {server.url}; Ctrl-C stops",
+            file=sys.stderr,
+        )
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            print("logmart: stopping the Thrift server", file=sys.stderr)
+        finally:
+            server.stop()
+    return 0
+
+
 def _timestamp(text: str) -> dt.datetime:
     try:
         return dt.datetime.fromisoformat(text)
@@ -561,6 +582,17 @@ def build_parser() -> argparse.ArgumentParser:
     _add_log_choice(debezium)
     _add_warehouse(debezium)
     debezium.set_defaults(run=cmd_export_debezium)
+
+    serve = commands.add_parser(
+        "serve",
+        help="serve the warehouse to BI tools over JDBC/ODBC (Spark Thrift server, HiveServer2)",
+    )
+    serve.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)"
+    )
+    serve.add_argument("--port", type=_positive, default=10000, help="port (default: 10000)")
+    _add_warehouse(serve)
+    serve.set_defaults(run=cmd_serve)
     return parser
 
 
