@@ -11,6 +11,7 @@
         [--format table|csv|json] [--warehouse DIR]
     logmart export debezium --out DIR [--source S] [--capture C] [--warehouse DIR]
     logmart serve [--host HOST] [--port PORT] [--warehouse DIR]
+    logmart report --out FILE.html [--warehouse DIR]
 
 User errors (`LogmartError`: wrong paths, empty raw folder, locked warehouse, missing Java, bad
 SQL) print `logmart: <message>` on stderr and exit 2, without a stack trace.
@@ -448,6 +449,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_report(args: argparse.Namespace) -> int:
+    from udfs.report import write
+
+    with _session(args.warehouse) as spark:
+        written = write(spark, args.out)
+    print(f"wrote {written}")
+    return 0
+
+
 def _timestamp(text: str) -> dt.datetime:
     try:
         return dt.datetime.fromisoformat(text)
@@ -593,6 +603,13 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=_positive, default=10000, help="port (default: 10000)")
     _add_warehouse(serve)
     serve.set_defaults(run=cmd_serve)
+
+    report = commands.add_parser(
+        "report", help="write one self-contained HTML page of charts from the audit marts"
+    )
+    report.add_argument("--out", type=Path, required=True, help="the HTML file to write")
+    _add_warehouse(report)
+    report.set_defaults(run=cmd_report)
     return parser
 
 

@@ -1,0 +1,121 @@
+"""Audit and summary marts (models/marts/audit) and `logmart report` in headless Chromium."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from udfs import cli
+
+pytestmark = pytest.mark.spark
+
+# The generators' summaries name their transaction outcomes their own way.
+TRUTH_OUTCOMES = {
+    "db2zos": ("transactions", {"aborted": "A", "in_flight": "in_flight"}),
+    "db2luw": ("transactions", {"aborted": "aborted", "in_flight": "in_flight"}),
+    "soliddb": ("transactions_by_disposition", {"aborted": "aborted", "in_flight": "in_flight"}),
+}
+
+
+def one(spark, sql):
+    return spark.sql(sql).first()
+
+
+def count(spark, sql: str) -> int:
+    return spark.sql(sql).first()[0]
+
+
+def test_summary_marts_add_up_to_the_facts(spark, demo):
+    for source in ("db2zos", "db2luw", "soliddb"):
+        where = f"where source_system = '{source}'"
+        changes = count(spark, f"select count(*) from marts.fct_changes {where}")
+        hourly = count(
+            spark, f"select coalesce(sum(change_count), 0) from marts.agg_changes_by_hour {where}"
+        )
+        assert hourly == changes, source
+        transactions = count(spark, f"select count(*) from marts.fct_transactions {where}")
+        for mart in ("agg_transaction_profile", "agg_transaction_outcomes"):
+            total = count(
+                spark, f"select coalesce(sum(transaction_count), 0) from marts.{mart} {where}"
+            )
+            assert total == transactions, (source, mart)
+
+
+@pytest.mark.parametrize("source_system", ["db2zos", "db2luw", "soliddb"])
+def test_open_and_aborted_transactions_are_the_generators(spark, demo, source_system):
+    from tests.marts.oracle import generator_capture
+
+    summary_path = demo.raw / "truth" / source_system / "summary.json"
+    if not summary_path.exists():
+        pytest.skip(f"no {source_system} generator")
+    key, names = TRUTH_OUTCOMES[source_system]
+    truth = json.loads(summary_path.read_text())[key]
+    capture = generator_capture(demo.raw, source_system)
+    where = f"source_system = '{source_system}' and capture = '{capture}'"
+    outcomes = one(
+        spark,
+        "select sum(aborted_count) as aborted, sum(in_flight_count) as in_flight "
+        f"from marts.agg_transaction_outcomes where {where}",
+    )
+    assert outcomes.aborted == truth.get(names["aborted"], 0)
+    assert outcomes.in_flight == truth.get(names["in_flight"], 0)
+    open_now = one(spark, f"select count(*) as n from marts.rpt_open_transactions where {where}")
+    assert open_now.n == outcomes.in_flight
+
+
+def test_top_changed_rows_rank_by_versions(spark, demo):
+    rows = spark.sql(
+        "select source_system, capture, table_schema, table_name, row_key, version_count, "
+        "rank_in_table from marts.rpt_top_changed_rows"
+    ).collect()
+    assert rows
+    for row in rows:
+        versions = one(
+            spark,
+            "select count(*) as n from marts.fct_row_history "
+            f"where source_system = '{row.source_system}' and capture = '{row.capture}' "
+            f"and table_name = '{row.table_name}' and row_key = '{row.row_key}' "
+            "and valid_from_change_id is not null",
+        ).n
+        assert versions == row.version_count
+        if row.rank_in_table == 1:
+            most = one(
+                spark,
+                "select max(n) as n from (select count(*) as n from marts.fct_row_history "
+                f"where source_system = '{row.source_system}' and capture = '{row.capture}' "
+                f"and table_name = '{row.table_name}' and valid_from_change_id is not null "
+                "group by row_key)",
+            ).n
+            assert row.version_count == most
+
+
+def chromium() -> str | None:
+    for name in ("chromium", "chromium-browser", "google-chrome", "chrome"):
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+def test_report_is_one_offline_page_whose_charts_draw(spark, demo, tmp_path, capsys):
+    out = tmp_path / "report.html"
+    code = cli.main(["report", "--out", str(out), "--warehouse", str(demo.warehouse)])
+    assert code == 0 and str(out) in capsys.readouterr().out
+    page = out.read_text("utf-8")
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page)  # nothing fetched
+    charts = page.count('<svg class="chart"')
+    assert charts == 6
+    browser = chromium()
+    if browser is None:
+        pytest.skip("no Chromium here (apt-get install chromium) to render the report")
+    dom = subprocess.run(
+        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", out.as_uri()],
+        capture_output=True, text=True, timeout=120,
+    ).stdout  # fmt: skip
+    assert f'data-charts-drawn="{charts}"' in dom
+    drawn = [int(n) for n in re.findall(r'<svg class="chart"[^>]*data-drawn="(\d+)"', dom)]
+    assert len(drawn) == charts and all(n > 0 for n in drawn)
