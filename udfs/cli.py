@@ -256,7 +256,35 @@ def _build(spark: Any, raw: Path, warehouse: Path, target: str) -> dict[str, Any
     return _provided("udfs.pipeline", "build")(spark, raw, warehouse, target)
 
 
+def _add_capture_settings(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--db2luw-framing",
+        choices=["filter", "lsn"],
+        help="Db2 LUW capture files: each record after db2ReadLogFilterData (filter, the "
+        "default) or after an 8-byte LSN (db2ReadLogNoConn); a wrong one is detected",
+    )
+    parser.add_argument(
+        "--db2luw-byteorder",
+        choices=["little", "big"],
+        help="byte order of the Db2 LUW server (little: x86-64 Linux/Windows, the default; "
+        "big: AIX/POWER); a wrong one is detected",
+    )
+
+
+def _apply_capture_settings(args: argparse.Namespace) -> None:
+    """Flags become the environment variables udfs.pipeline reads the settings from."""
+    from udfs.pipeline import DB2LUW_BYTEORDER, DB2LUW_FRAMING
+
+    for value, (variable, _) in (
+        (args.db2luw_framing, DB2LUW_FRAMING),
+        (args.db2luw_byteorder, DB2LUW_BYTEORDER),
+    ):
+        if value:
+            os.environ[variable] = value
+
+
 def cmd_build(args: argparse.Namespace) -> int:
+    _apply_capture_settings(args)
     _check_raw_dir(args.raw)
     started = time.monotonic()
     with _session(args.warehouse, args.master) as spark:
@@ -510,6 +538,7 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("--raw", type=Path, required=True, help="folder of captured log files")
     _add_warehouse(build)
     _add_master(build)
+    _add_capture_settings(build)
     build.set_defaults(run=cmd_build)
 
     dbt = commands.add_parser(

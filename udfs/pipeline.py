@@ -7,6 +7,7 @@ absent still gets its (empty) tables, so the dbt models always have their source
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,14 +27,38 @@ class RawTable:
     data_source: str
     folder: str  # under the raw root
     options: dict[str, str] = field(default_factory=dict)
+    # Options a user sets: option -> (environment variable, accepted values). The CLI's flags
+    # (e.g. `logmart build --db2luw-byteorder big`) set these variables.
+    settings: dict[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
+
+    def resolved_options(self, environ: dict[str, str] | None = None) -> dict[str, str]:
+        """The options with the user's settings applied; a bad value is a LogmartError."""
+        environ = os.environ if environ is None else environ
+        options = dict(self.options)
+        for option, (variable, accepted) in self.settings.items():
+            value = environ.get(variable)
+            if value is None or value == "":
+                continue
+            if value not in accepted:
+                raise LogmartError(
+                    f"{variable}={value} is not one of {', '.join(accepted)}; "
+                    f"set it to the {option} your capture files were written with"
+                )
+            options[option] = value
+        return options
 
     def read(self, spark: SparkSession, raw_root: Path) -> DataFrame:
         reader = spark.read.format(self.data_source)
         reader = reader.option("path", str(raw_root / self.folder))
         reader = reader.option("raw_root", str(raw_root))
-        for key, value in self.options.items():
+        for key, value in self.resolved_options().items():
             reader = reader.option(key, value)
         return reader.load()
+
+
+# Db2 LUW capture settings: db2ReadLog framing and the database server's byte order.
+DB2LUW_FRAMING = ("LOGMART_DB2LUW_FRAMING", ("filter", "lsn"))
+DB2LUW_BYTEORDER = ("LOGMART_DB2LUW_BYTEORDER", ("little", "big"))
 
 
 RAW_TABLES = [
@@ -45,6 +70,7 @@ RAW_TABLES = [
         "logmart_db2luw",
         "db2luw",
         {"records": "log", "framing": "filter", "byteorder": "little"},
+        {"framing": DB2LUW_FRAMING, "byteorder": DB2LUW_BYTEORDER},
     ),
     RawTable("db2luw_catalog_tables", "logmart_db2luw", "db2luw", {"records": "catalog_tables"}),
     RawTable("db2luw_catalog_columns", "logmart_db2luw", "db2luw", {"records": "catalog_columns"}),
