@@ -32,7 +32,10 @@ def test_every_record_is_decoded_or_quarantined_and_clean_input_quarantines_noth
 def test_dispositions_and_transactions(spark, demo):
     dispositions = {
         r["disposition"]
-        for r in rows(spark, "select distinct disposition from marts.fct_changes")
+        for r in rows(
+            spark,
+            "select distinct disposition from marts.fct_changes where source_system = 'db2zos'",
+        )
     }
     assert {"committed", "aborted", "savepoint_rollback", "reversed", "in_flight"} <= dispositions
     transactions = rows(
@@ -67,7 +70,11 @@ def test_commit_order_and_change_sequence(spark, demo):
 def test_long_names_are_resolved_through_dtbi(spark, demo):
     names = {
         (r["table_schema"], r["table_name"])
-        for r in rows(spark, "select distinct table_schema, table_name from marts.fct_changes")
+        for r in rows(
+            spark,
+            "select distinct table_schema, table_name from marts.fct_changes "
+            "where source_system = 'db2zos'",
+        )
     }
     assert ("INVENTORY_CONTROL", "WAREHOUSE_STOCK_LEVEL_HISTORY") in names
     assert not any(len(schema) == 8 and schema.startswith("INVENTOR") for schema, _ in names)
