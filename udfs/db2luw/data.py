@@ -26,19 +26,11 @@ import pyarrow as pa
 from udfs.db2luw.records import HEADER_FLAGS, LRIUD_FLAGS, RECORD_KEYS, decode_record
 from udfs.errors import DecodeError
 from udfs.framing import DB2_PREFIX_LENGTHS, FrameBatch, FramingFailure
+from udfs.raw_contract import COMMON_FIELDS
 
 SOURCE_SYSTEM = "db2luw"
 BATCH_ROWS = 8192
 
-COMMON_FIELDS = [
-    ("source_system", pa.string()),
-    ("capture", pa.string()),
-    ("source_file", pa.string()),
-    ("raw_offset", pa.int64()),
-    ("record_length", pa.int64()),
-    ("record_bytes", pa.binary()),
-    ("decode_error", pa.string()),
-]
 FRAMING_FIELDS = [
     ("framing", pa.string()),  # the settings the file was read with
     ("byteorder", pa.string()),

@@ -15,17 +15,9 @@ import pyarrow as pa
 from udfs.batch import ARROW_TYPES, decode_fields, gather
 from udfs.framing import FrameBatch, FramingFailure
 from udfs.logmaster.control import DOCUMENTED_HEADER, HeaderLayout
+from udfs.raw_contract import COMMON_FIELDS
 
 RDW = 4
-COMMON_FIELDS = [
-    ("source_system", pa.string()),
-    ("capture", pa.string()),
-    ("source_file", pa.string()),
-    ("raw_offset", pa.int64()),
-    ("record_length", pa.int64()),
-    ("record_bytes", pa.binary()),
-    ("decode_error", pa.string()),
-]
 HEADER_FIELDS = [(spec.column, ARROW_TYPES[spec.kind]) for spec in DOCUMENTED_HEADER]
 DATA_FIELDS = [("data_offset", pa.int32()), ("data_length", pa.int32())]
 DATA_SCHEMA = pa.schema(COMMON_FIELDS + HEADER_FIELDS + DATA_FIELDS)

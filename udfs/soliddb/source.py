@@ -34,6 +34,7 @@ import pyarrow.parquet as pq
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
 from udfs.errors import DecodeError
+from udfs.raw_contract import COMMON_FIELDS
 from udfs.soliddb.layouts import SYS_LOG_COLUMNS
 from udfs.soliddb.readers import (
     FORMATS,
@@ -78,15 +79,6 @@ CATALOG_INTEGERS = frozenset(
     ("ID", "REL_ID", "COLUMN_NUMBER", "CHAR_MAX_LENGTH", "NUMERIC_PRECISION", "NUMERIC_SCALE")
 )
 
-COMMON_FIELDS = [
-    ("source_system", pa.string()),
-    ("capture", pa.string()),
-    ("source_file", pa.string()),
-    ("raw_offset", pa.int64()),
-    ("record_length", pa.int64()),
-    ("record_bytes", pa.binary()),
-    ("decode_error", pa.string()),
-]
 SYS_LOG_FIELDS = [(c.name.lower(), c.arrow_type) for c in SYS_LOG_COLUMNS]
 SYS_LOG_FIELDS.insert(
     [n for n, _ in SYS_LOG_FIELDS].index("logaddr") + 1, ("logaddr_hex", pa.string())
