@@ -298,6 +298,11 @@ def timestamp_parts_text(
     year: int, month: int, day: int, hour: int, minute: int, second: int, fraction: str = ""
 ) -> str:
     """Render timestamp parts (already decoded from a binary form) as the marts show them."""
+    if not (0 <= year <= 9999 and all(0 <= part <= 99 for part in (month, day, hour, minute,
+                                                                    second))):  # fmt: skip
+        raise DecodeError(
+            f"timestamp parts {year}-{month}-{day} {hour}:{minute}:{second} are out of range"
+        )
     stamp = f"{year:04d}-{month:02d}-{day:02d} {hour:02d}:{minute:02d}:{second:02d}"
     _check_date_time(stamp)
     return f"{stamp}.{fraction}" if fraction else stamp
