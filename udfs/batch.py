@@ -87,7 +87,7 @@ def ascii_table(codec: str) -> np.ndarray:
     for byte in range(256):
         try:
             char = bytes([byte]).decode(codec)
-        except UnicodeDecodeError:
+        except UnicodeError:
             continue
         if len(char) == 1 and ord(char) < 0x80:
             table[byte] = ord(char)

@@ -108,7 +108,7 @@ def _decode_each(raw: pa.Array, codec: str) -> tuple[pa.Array, np.ndarray]:
     for row, value in enumerate(raw.to_pylist()):
         try:
             texts.append(value.decode(codec))
-        except UnicodeDecodeError:
+        except UnicodeError:
             texts.append(None)
             bad[row] = True
     return pa.array(texts, pa.string()), bad

@@ -47,10 +47,13 @@ def ebcdic_codec(ccsid: int | str | None, default: str = DEFAULT_EBCDIC) -> str:
 
 
 def check_codec(name: str) -> str:
-    """Return ``name`` if Python knows the codec, else raise a DecodeError saying what to set."""
+    """Return ``name`` if Python knows it as a text codec, else raise a DecodeError saying what
+    to set (bytes-to-bytes codecs such as 'hex' or 'base64' are not code pages)."""
     try:
-        codecs.lookup(name)
-    except LookupError:
+        known = codecs.lookup(name)._is_text_encoding
+    except (LookupError, ValueError):  # ValueError: a name with a NUL in it
+        known = False
+    if not known:
         raise DecodeError(f"unknown code page {name!r}: use a Python codec name such as cp037")
     return name
 
@@ -61,6 +64,8 @@ def text(raw: bytes, codec: str) -> str:
         return raw.decode(codec)
     except UnicodeDecodeError as exc:
         raise DecodeError(f"bytes {raw.hex().upper()} are not valid {codec}: {exc.reason}")
+    except UnicodeError as exc:  # codecs such as punycode raise the base class
+        raise DecodeError(f"bytes {raw.hex().upper()} are not valid {codec}: {exc}")
 
 
 def char_field(raw: bytes, codec: str = DEFAULT_EBCDIC) -> str:

@@ -47,3 +47,24 @@ def test_soliddb_timestamp_with_a_three_digit_minute_is_a_row_error_not_a_crash(
 def test_timestamp_parts_out_of_their_digits_are_decode_errors(parts):
     with pytest.raises(DecodeError, match="out of range"):
         values.timestamp_parts_text(*parts)
+
+
+@pytest.mark.parametrize("codec", ["utf\x008", "hex", "base64", "rot13"])
+def test_code_page_settings_that_are_not_text_codecs_are_decode_errors(codec):
+    """check_codec let codecs.lookup's ValueError (a NUL in the name) escape, and accepted
+    bytes-to-bytes codecs whose decode then raised LookupError: both crashed the UDFs that
+    take a code page from a dbt var (e.g. logmart_soliddb_statement)."""
+    with pytest.raises(DecodeError, match="unknown code page"):
+        values.check_codec(codec)
+    result = soliddb_functions.statement_arrow(
+        pa.array([6]), pa.array([b"\x05hello"]), pa.array([codec])
+    ).to_pylist()
+    expected = f"unknown code page {codec!r}: use a Python codec name such as cp037"
+    assert result[0]["error"] == expected
+
+
+@pytest.mark.parametrize("codec", ["punycode", "undefined"])
+def test_codecs_raising_plain_unicode_error_are_decode_errors(codec):
+    """values.text caught UnicodeDecodeError only; these codecs raise its base UnicodeError."""
+    with pytest.raises(DecodeError, match=f"not valid {codec}"):
+        values.text(b"\xff\x00", codec)
