@@ -153,7 +153,15 @@ def packed_decimals(matrix: np.ndarray, scale: int) -> tuple[pa.Array, np.ndarra
     decimals = pa.Array.from_buffers(
         pa.decimal128(38, scale), len(matrix), [None, pa.py_buffer(words.tobytes())]
     )
-    return decimals.cast(pa.string()), bad
+    texts = decimals.cast(pa.string())
+    # Arrow writes a decimal whose adjusted exponent is below -6 in scientific notation
+    # ('0E-7', '1.23E-7'): those rows (|unscaled| < 10**(scale-6)) take the scalar text.
+    if scale > 6:
+        small = np.abs(unscaled) < 10 ** (scale - 6) if scale - 6 < 19 else np.ones(len(bad), bool)
+        if small.any():
+            plain = [values.scaled_text(int(u), scale) for u in unscaled[small]]
+            texts = pc.replace_with_mask(texts, pa.array(small), pa.array(plain, pa.string()))
+    return texts, bad
 
 
 def hfp_floats(matrix: np.ndarray) -> np.ndarray:

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pyarrow as pa
 import pytest
 
+from udfs import batch_values as bv
 from udfs import values
 from udfs.errors import DecodeError
+from udfs.logmaster import rowimage
 from udfs.soliddb import functions as soliddb_functions
 
 
@@ -68,3 +71,18 @@ def test_codecs_raising_plain_unicode_error_are_decode_errors(codec):
     """values.text caught UnicodeDecodeError only; these codecs raise its base UnicodeError."""
     with pytest.raises(DecodeError, match=f"not valid {codec}"):
         values.text(b"\xff\x00", codec)
+
+
+def test_log_master_decimals_of_scale_7_and_more_render_plain():
+    """batch_values.packed_decimals cast an Arrow decimal128 to text, and Arrow writes values
+    whose adjusted exponent is below -6 in scientific notation: a DEC(15,7) zero came out of
+    the row image decoder as '0E-7' (values.packed_decimal says '0.0000000')."""
+    matrix = np.array([[0x0C], [0x5D], [0x1C], [0x9F]], np.uint8)
+    texts, bad = bv.packed_decimals(matrix, 7)
+    assert not bad.any()
+    assert texts.to_pylist() == ["0.0000000", "-0.0000005", "0.0000001", "0.0000009"]
+    wide = np.array([[0x00, 0x00, 0x12, 0x3C], [0x12, 0x34, 0x56, 0x7C]], np.uint8)
+    assert bv.packed_decimals(wide, 9)[0].to_pylist() == ["0.000000123", "0.001234567"]
+    layout = rowimage.parse_layout("E|cp037|latin-1|hfp|Y|1,DEC,4,9,N,,")
+    images = rowimage.decode_data([b"\x00\x08\x00\x04" + bytes(wide[0])], ["I"], layout)
+    assert images.after == [["0.000000123"]] and images.errors == [None]
