@@ -5,8 +5,10 @@
 * ``log`` (default): one row per log record of every ``<capture>/*.log`` file
   (:data:`udfs.db2luw.data.LOG_SCHEMA`), read with the options ``framing`` (``filter`` |
   ``lsn``, default ``filter``) and ``byteorder`` (``little`` | ``big``, default ``little``).
-  A file that does not fit them is not decoded: from the first record that does not fit, the
-  rest of the file is one quarantined row whose reason names the settings the bytes do fit.
+  Bytes that do not frame with them are not decoded but quarantined as one row whose reason
+  names the settings they do fit; reading resumes where records frame again
+  (:func:`udfs.framing.db2_resync`), so a damaged record loses only itself and a file the
+  settings do not fit at all is one row.
 * ``catalog_tables`` / ``catalog_columns``: the rows of ``<capture>/catalog/tables.csv`` /
   ``columns.csv`` (SYSCAT export with a header row).
 * ``frames``: log records framed but not decoded (the benchmark's baseline input).
@@ -26,7 +28,13 @@ import pyarrow as pa
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
 from udfs.db2luw import data
-from udfs.framing import FramingFailure, db2_read_log_length, frame_file, split_points
+from udfs.framing import (
+    FramingFailure,
+    db2_read_log_length,
+    db2_resync,
+    frame_file,
+    split_points,
+)
 
 DEFAULT_SPLIT_BYTES = 256 << 20
 RECORDS = {
@@ -136,8 +144,9 @@ class Db2LuwReader(DataSourceReader):
                      if f.kind == "catalog" and f.path.name == name]  # fmt: skip
         else:
             length = db2_read_log_length(self.framing, self.byteorder)
+            resync = db2_resync(self.framing, self.byteorder)
             for log_file in (f for f in files if f.kind == "log"):
-                for start, end in split_points(log_file.path, length, self.split_bytes):
+                for start, end in split_points(log_file.path, length, self.split_bytes, resync):
                     parts.append(FilePartition(log_file, start, end))
         # Spark needs at least one partition; an empty one reads nothing.
         return parts or [FilePartition(CaptureFile(self.root, "", "", 0, "empty"), 0, 0)]
@@ -152,7 +161,8 @@ class Db2LuwReader(DataSourceReader):
     def _read_log(self, partition: FilePartition) -> Iterator[pa.RecordBatch]:
         f = partition.capture_file
         length = db2_read_log_length(self.framing, self.byteorder)
-        for batch in frame_file(f.path, length, partition.start, partition.end):
+        resync = db2_resync(self.framing, self.byteorder)
+        for batch in frame_file(f.path, length, partition.start, partition.end, resync=resync):
             if isinstance(batch, FramingFailure):
                 failure = data.failure_batch(
                     batch, f.capture, f.relative, self.framing, self.byteorder

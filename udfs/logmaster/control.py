@@ -13,16 +13,35 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import numpy as np
 from construct import ConstructError
 
 from udfs import values
 from udfs.batch import FieldSpec, field_specs
 from udfs.errors import DecodeError
-from udfs.framing import FrameBatch, FramingFailure, frame_file, rdw_length
+from udfs.framing import FrameBatch, FramingFailure, Rdw, Resync, frame_file
 from udfs.logmaster.layouts import CONTROL_LAYOUTS, DTBI_MIN_LENGTH, LLDF_HEADER
 
 _RECORD_TYPE = re.compile(r"[A-Z]{4}")
 DOCUMENTED_HEADER = field_specs(LLDF_HEADER)
+# A control record is at least its RDW and its 4-character record type.
+CONTROL_RDW = Rdw(8, "control record (RDW and record type)")
+# Upper-case letters A-Z in EBCDIC and in ASCII: how a control record type's bytes look.
+_TYPE_BYTES = np.zeros(256, bool)
+for _letter in "ABCDEFGHIJKLMNOPQRSTUVWXYZ":
+    _TYPE_BYTES[_letter.encode(values.DEFAULT_EBCDIC)[0]] = True
+    _TYPE_BYTES[ord(_letter)] = True
+
+
+def _control_candidates(window: np.ndarray) -> np.ndarray:
+    """Where a control record may start: an RDW, then four letters (its record type)."""
+    n, mask = CONTROL_RDW.candidates(window, 8)
+    for k in range(4, 8):
+        mask &= _TYPE_BYTES[window[k : n + k]]
+    return np.flatnonzero(mask)
+
+
+CONTROL_RESYNC = Resync(_control_candidates, 8)
 
 
 def control_codec(first_record: bytes) -> str | None:
@@ -93,10 +112,10 @@ def read_control_file(path: Path, codec: str) -> Iterator[ControlRecord]:
 
     An EBCDIC file's XTYP record names its SBCS CCSID: later records decode with that code page.
     """
-    for batch in frame_file(path, rdw_length):
+    for batch in frame_file(path, CONTROL_RDW, resync=CONTROL_RESYNC):
         if isinstance(batch, FramingFailure):
             yield ControlRecord(batch.offset, batch.length, batch.data, None, None, batch.reason)
-            return
+            continue
         for start, length in zip(batch.starts.tolist(), batch.lengths.tolist(), strict=True):
             record = _control_record(batch, start, length, codec)
             if record.record_type == "XTYP" and record.fields and codec != "ascii":

@@ -13,7 +13,7 @@ import numpy as np
 import pyarrow as pa
 
 from udfs.batch import ARROW_TYPES, decode_fields, gather
-from udfs.framing import FrameBatch, FramingFailure
+from udfs.framing import FrameBatch, FramingFailure, Rdw, Resync
 from udfs.logmaster.control import DOCUMENTED_HEADER, HeaderLayout
 from udfs.raw_contract import COMMON_FIELDS
 
@@ -22,6 +22,27 @@ HEADER_FIELDS = [(spec.column, ARROW_TYPES[spec.kind]) for spec in DOCUMENTED_HE
 DATA_FIELDS = [("data_offset", pa.int32()), ("data_length", pa.int32())]
 DATA_SCHEMA = pa.schema(COMMON_FIELDS + HEADER_FIELDS + DATA_FIELDS)
 SOURCE_SYSTEM = "db2zos"
+
+
+def data_framing(header: HeaderLayout) -> tuple[Rdw, Resync]:
+    """The RDW reader and resynchronisation of a data file whose LLDF headers are ``header``.
+
+    A record is at least its RDW, the header LENGTH field and the header; after bytes that do
+    not frame, records start again where an RDW (x'0000', a length that holds a header) is
+    followed by a header LENGTH of at least the header layout's width that fits the record.
+    """
+    rdw = Rdw(RDW + header.width, "LLDF record (RDW and header)")
+
+    def candidates(window: np.ndarray) -> np.ndarray:
+        n, mask = rdw.candidates(window, RDW + 2)
+        if not n:
+            return np.zeros(0, np.int64)
+        record = window[0:n].astype(np.int32) << 8 | window[1 : n + 1]
+        length = window[4 : n + 4].astype(np.int32) << 8 | window[5 : n + 5]
+        mask &= (length >= header.width) & (length <= record - RDW)
+        return np.flatnonzero(mask)
+
+    return rdw, Resync(candidates, RDW + 2)
 
 
 def _constant(value: str, rows: int) -> pa.Array:

@@ -19,12 +19,14 @@ from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
 from udfs.batch import ARROW_TYPES, SPARK_TYPES, field_specs
 from udfs.fields import _Field
-from udfs.framing import FramingFailure, frame_file, rdw_length, split_points
+from udfs.framing import FramingFailure, frame_file, split_points
 from udfs.logmaster import control, data
 from udfs.logmaster.control import ControlSummary
 from udfs.logmaster.layouts import CONTROL_LAYOUTS
 
 DEFAULT_SPLIT_BYTES = 256 << 20
+# What a data file is read with when its extract has no control file: the documented layout.
+_NO_CONTROL = control.summarize_control_file(None)
 
 
 # --- discovery (driver) ----------------------------------------------------------------------
@@ -176,7 +178,8 @@ class LogMasterReader(DataSourceReader):
             if log_file.kind != "data":
                 continue
             summary = summaries.get(log_file.capture)
-            for start, end in split_points(log_file.path, rdw_length, self.split_bytes):
+            rdw, resync = data.data_framing((summary or _NO_CONTROL).header)
+            for start, end in split_points(log_file.path, rdw, self.split_bytes, resync):
                 parts.append(FilePartition(log_file, start, end, summary))
         # Spark needs at least one partition; an empty one reads nothing.
         return parts or [FilePartition(LogFile(self.root, "", "", 0, None), 0, 0, None)]
@@ -193,8 +196,9 @@ class LogMasterReader(DataSourceReader):
 def _read_data(partition: FilePartition, decode: bool = True) -> Iterator[pa.RecordBatch]:
     """Data file records; ``decode=False`` frames only (the benchmark's baseline input)."""
     log_file = partition.log_file
-    summary = partition.summary or control.summarize_control_file(None)
-    for batch in frame_file(log_file.path, rdw_length, partition.start, partition.end):
+    summary = partition.summary or _NO_CONTROL
+    rdw, resync = data.data_framing(summary.header)
+    for batch in frame_file(log_file.path, rdw, partition.start, partition.end, resync=resync):
         if isinstance(batch, FramingFailure):
             failure = data.failure_batch(batch, log_file.capture, log_file.relative)
             yield failure if decode else failure.select(range(len(data.COMMON_FIELDS)))
