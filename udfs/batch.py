@@ -174,6 +174,7 @@ def _hex(matrix: np.ndarray, kind: str) -> pa.Array:
 
 
 # 'YYYY-MM-DD HH:MM:SS.' + fraction: each D takes the next BIN(17) digit, in order.
+_DAYS_IN_MONTH = np.array([0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31])
 _TS_PATTERN = "DDDD-DD-DD DD:DD:DD." + "D" * values.BIN17_FRACTION_DIGITS
 
 
@@ -189,11 +190,19 @@ def _ts17(matrix: np.ndarray) -> tuple[pa.Array, np.ndarray]:
             digit += 1
         else:
             out[:, position] = ord(char)
-    months = nibbles[:, 4] * 10 + nibbles[:, 5]
-    days = nibbles[:, 6] * 10 + nibbles[:, 7]
-    hours = nibbles[:, 8] * 10 + nibbles[:, 9]
+    # The same checks as values.bin17_timestamp: days of the month (leap years), times up to
+    # 23:59:59 and Db2's 24:00:00.
+    number = nibbles.astype(np.int64)
+    years = number[:, 0] * 1000 + number[:, 1] * 100 + number[:, 2] * 10 + number[:, 3]
+    months, days = number[:, 4] * 10 + number[:, 5], number[:, 6] * 10 + number[:, 7]
+    hours, minutes = number[:, 8] * 10 + number[:, 9], number[:, 10] * 10 + number[:, 11]
+    seconds = number[:, 12] * 10 + number[:, 13]
+    leap = (years % 4 == 0) & ((years % 100 != 0) | (years % 400 == 0))
+    month_days = _DAYS_IN_MONTH[np.clip(months, 0, 12)] - ((months == 2) & ~leap)
     bad = (nibbles > 9).any(axis=1)
-    bad |= (months < 1) | (months > 12) | (days < 1) | (days > 31) | (hours > 24)
+    bad |= (months < 1) | (months > 12) | (days < 1) | (days > month_days)
+    bad |= ~(((hours < 24) & (minutes < 60) & (seconds < 60))
+             | ((hours == 24) & (minutes == 0) & (seconds == 0)))  # fmt: skip
     bad &= ~empty
     strings = pc.if_else(pa.array(empty | bad), pa.scalar(None, pa.string()), _strings(out))
     return strings, bad

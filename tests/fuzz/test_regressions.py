@@ -11,10 +11,12 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
+from tests.logmaster import handmade
 from udfs import batch_values as bv
 from udfs import values
 from udfs.errors import DecodeError
-from udfs.logmaster import rowimage
+from udfs.framing import FrameBatch
+from udfs.logmaster import control, data, rowimage
 from udfs.soliddb import functions as soliddb_functions
 
 
@@ -86,3 +88,25 @@ def test_log_master_decimals_of_scale_7_and_more_render_plain():
     layout = rowimage.parse_layout("E|cp037|latin-1|hfp|Y|1,DEC,4,9,N,,")
     images = rowimage.decode_data([b"\x00\x08\x00\x04" + bytes(wide[0])], ["I"], layout)
     assert images.after == [["0.000000123"]] and images.errors == [None]
+
+
+@pytest.mark.parametrize(
+    "stamp",
+    ["2024023010000000000000000000000000", "2023022910000000000000000000000000",
+     "2024050610600000000000000000000000", "2024050624000100000000000000000000"],
+    ids=["feb-30", "feb-29-no-leap-year", "minute-60", "after-24h"],
+)  # fmt: skip
+def test_lldf_header_timestamps_are_checked_like_the_scalar_decoder(stamp):
+    """batch._ts17 checked days <= 31 and hours <= 24 only, so the LLDF header path decoded
+    BIN(17) timestamps such as 2024-02-30 or 10:60 that values.bin17_timestamp rejects; staging
+    then casts them to timestamp, which fails the build under ANSI mode."""
+    record = handmade.lldf_header().hexa(0x3C, stamp).bytes()
+    framed = handmade.rdw(record)
+    frames = FrameBatch(framed, 0, np.array([0], np.int64), np.array([len(framed)], np.int64))
+    decoded = data.decode_data_batch(frames, control.DOCUMENTED_LAYOUT, "cp037", "x", "f")
+    assert decoded.column("decode_error").to_pylist() == [
+        "LLDF record at offset 0: TIMESTAMP is not a valid BIN(17) timestamp"
+    ]
+    with pytest.raises(DecodeError):
+        values.bin17_timestamp(bytes.fromhex(stamp))
+    assert values.bin17_timestamp(bytes.fromhex("2024022924000000000000000000000000"))
