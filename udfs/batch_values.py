@@ -196,8 +196,10 @@ def float_strings(floats: np.ndarray, single: bool) -> tuple[pa.Array, np.ndarra
 
 # --- character dates and times --------------------------------------------------------------------
 
-# Canonical forms: D = digit; other characters must be one of the alternatives given.
-_SEPARATORS = {"-": b"-", " ": b"- ", ".": b".:", ":": b".:", "+": b"+-"}
+# Canonical forms: D = digit; other characters must be one of the alternatives given, or be
+# themselves ('.' before a fraction is only '.'; ';' stands for the zone's ':', only ':'), as
+# the scalar decoders' regular expressions accept them.
+_SEPARATORS = {"-": b"-", ":": b".:", ";": b":", "+": b"+-"}
 _DAYS = np.array([0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31])
 
 
@@ -238,12 +240,12 @@ def _temporal_form(kind: str, width: int) -> tuple[str, dict[int, str]] | None:
     if kind == "DATE" and width == 10:
         return "DDDD-DD-DD", {}
     if kind == "TIME" and width == 8:
-        return "DD.DD.DD", {2: ":", 5: ":"}
+        return "DD:DD:DD", {2: ":", 5: ":"}
     if kind in ("DTTM", "DTTZ"):
-        base = "DDDD-DD-DD-DD.DD.DD"
-        zone = "+DD:DD" if kind == "DTTZ" else ""
+        base = "DDDD-DD-DD-DD:DD:DD"
+        zone = "+DD;DD" if kind == "DTTZ" else ""
         fraction = width - len(base) - len(zone) - 1
-        if fraction < 1:
+        if not 1 <= fraction <= 12:  # values.timestamp_text reads up to 12 fraction digits
             return None
         return base + "." + "D" * fraction + zone, {10: " ", 13: ":", 16: ":"}
     return None

@@ -110,3 +110,25 @@ def test_lldf_header_timestamps_are_checked_like_the_scalar_decoder(stamp):
     with pytest.raises(DecodeError):
         values.bin17_timestamp(bytes.fromhex(stamp))
     assert values.bin17_timestamp(bytes.fromhex("2024022924000000000000000000000000"))
+
+
+@pytest.mark.parametrize(
+    ("kind", "text"),
+    [("DTTM", "2024-01-01-10.00.00:123456"), ("DTTZ", "2024-01-01-10.00.00.123456+05.30"),
+     ("DTTM", "2024-01-01-10.00.00.1234567890123")],
+    ids=["colon-before-fraction", "dot-in-zone", "13-fraction-digits"],
+)  # fmt: skip
+def test_character_timestamps_take_the_separators_the_scalar_decoder_takes(kind, text):
+    """batch_values.temporal_strings let ':' stand before the fraction and '.' in the zone,
+    and read any number of fraction digits, so Log Master DTTM/DTTZ values the scalar
+    values.timestamp_text rejects came out decoded (with the stray separator in the text)."""
+    matrix = np.frombuffer(text.encode("cp037"), np.uint8).reshape(1, -1)
+    rendered, bad = bv.temporal_strings(matrix, kind, "cp037")
+    assert bad.tolist() == [True] and rendered.to_pylist() == [None]
+    with pytest.raises(DecodeError):
+        values.timestamp_text(text)
+    good = text[:19] + "." + text[20:26] + ("+05:30" if kind == "DTTZ" else "")
+    rendered, bad = bv.temporal_strings(
+        np.frombuffer(good.encode("cp037"), np.uint8).reshape(1, -1), kind, "cp037"
+    )
+    assert rendered.to_pylist() == [values.timestamp_text(good)] and not bad.any()
