@@ -132,3 +132,20 @@ def test_character_timestamps_take_the_separators_the_scalar_decoder_takes(kind,
         np.frombuffer(good.encode("cp037"), np.uint8).reshape(1, -1), kind, "cp037"
     )
     assert rendered.to_pylist() == [values.timestamp_text(good)] and not bad.any()
+
+
+def test_xhdf_records_naming_no_known_field_give_the_documented_layout():
+    """header_layout_from_xhdf returned a layout without fields when every XHDF record named
+    a field logmart does not know; its width (max of nothing) raised ValueError in the
+    logmart_logmaster data source on the executors, for every data file of the extract."""
+    layout = control.header_layout_from_xhdf(
+        [{"fieldname": "NOTAFIELD", "fieldlength": 2, "fieldoffset": 0}]
+    )
+    assert layout.fields == control.DOCUMENTED_LAYOUT.fields and layout.width == 288
+    assert layout.notes[-1] == (
+        "no XHDF field is one logmart knows; the documented header layout is used"
+    )
+    record = handmade.rdw(handmade.lldf_header().bytes())
+    frames = FrameBatch(record, 0, np.array([0], np.int64), np.array([len(record)], np.int64))
+    decoded = data.decode_data_batch(frames, layout, "cp037", "x", "f").to_pylist()
+    assert decoded[0]["decode_error"] is None and decoded[0]["tablename"] == "ORDERS"

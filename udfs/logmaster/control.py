@@ -161,7 +161,7 @@ def header_layout_from_xhdf(xhdf: list[dict]) -> HeaderLayout:
     """The header layout XHDF records describe; known fields take their offset and length.
 
     Fields XHDF does not list keep no value (the column is null); XHDF fields logmart does not
-    know are ignored and noted.
+    know are ignored and noted; when it lists none logmart knows, the documented layout is used.
     """
     if not xhdf:
         return DOCUMENTED_LAYOUT
@@ -183,6 +183,9 @@ def header_layout_from_xhdf(xhdf: list[dict]) -> HeaderLayout:
             specs.append(documented)
             continue
         specs.append(replace(documented, offset=offset, width=width))
+    if not specs:  # nothing logmart knows: the documented layout, saying why
+        notes.append("no XHDF field is one logmart knows; the documented header layout is used")
+        return replace(DOCUMENTED_LAYOUT, notes=tuple(notes))
     return HeaderLayout(tuple(specs), "XHDF", tuple(notes))
 
 
