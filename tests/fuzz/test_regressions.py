@@ -149,3 +149,20 @@ def test_xhdf_records_naming_no_known_field_give_the_documented_layout():
     frames = FrameBatch(record, 0, np.array([0], np.int64), np.array([len(record)], np.int64))
     decoded = data.decode_data_batch(frames, layout, "cp037", "x", "f").to_pylist()
     assert decoded[0]["decode_error"] is None and decoded[0]["tablename"] == "ORDERS"
+
+
+@pytest.mark.parametrize(
+    ("cell", "value"), [("char_max_length", "--5"), ("data_type", "²"), ("numeric_scale", "٣")]
+)
+def test_soliddb_catalog_cells_that_only_look_numeric_do_not_crash_the_layout_history(
+    cell, value
+):
+    """catalog._optional_int and layouts.canonical_sql_type tested str.isdigit() (true for '²',
+    and for '--5' after lstrip('-')) then called int(), whose ValueError escaped
+    logmart_soliddb_layout_history and failed the build."""
+    column = {"rel_id": "7", "column_name": "A", "column_number": "1", "data_type": "VARCHAR"}
+    entries = soliddb_functions.layout_history(
+        [{"id": "7", "table_name": "T"}], [{**column, cell: value}], [], "utf-8", "utf-16-be"
+    )
+    assert [entry["error"] for entry in entries] == [None]
+    assert entries[0]["column_types"] == ["²" if value == "²" else "VARCHAR"]

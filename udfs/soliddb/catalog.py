@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import bisect
 import csv
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -221,9 +222,12 @@ def _int(row: dict[str, str], name: str, file_name: str) -> int:
         raise DecodeError(f"{file_name}: {name} {row.get(name)!r} is not a whole number")
 
 
+_WHOLE_NUMBER = re.compile(r"-?[0-9]+")  # ASCII digits: str.isdigit() also takes '²', '٣'…
+
+
 def _optional_int(value: str | None) -> int | None:
     value = (value or "").strip()
-    return int(value) if value.lstrip("-").isdigit() else None
+    return int(value) if _WHOLE_NUMBER.fullmatch(value) else None
 
 
 _FALSE = frozenset(("NO", "N", "0", "FALSE", "F"))

@@ -9,6 +9,7 @@ in DATA) is logmart's interpretation and lives in :mod:`udfs.soliddb.data_format
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass
 
 import pyarrow as pa
@@ -269,7 +270,7 @@ def canonical_sql_type(name: str | int) -> str:
     A name logmart does not know comes back upper-cased; decoding its values then fails with a
     reason (the layout itself stays usable for the other columns).
     """
-    if isinstance(name, int) or str(name).strip().lstrip("-").isdigit():
+    if isinstance(name, int) or re.fullmatch(r"-?[0-9]+", str(name).strip()):
         return ODBC_TYPE_NUMBERS.get(int(name), f"ODBC TYPE {int(name)}")
     spelled = " ".join(str(name).upper().split())
     return TYPE_ALIASES.get(spelled, spelled)
