@@ -6,15 +6,21 @@ For each size it writes a Log Master extract of N LLDF records (one ~20-column t
 updates with two images, deletes) and times, in one Spark session on ``local[cores]``, from the
 RDW file to a written Parquet table:
 
-(a) baseline: records framed by logmart, then ``LLDF_HEADER.parse`` per record in a Python UDF;
-(b) logmart headers: the ``logmart_logmaster`` data source (framing + batch header decoding);
-(c) logmart full: (b) plus both row images decoded by ``logmart_logmaster_row_images`` and
-    zipped into before/after maps, as ``int_logmaster_row_images_decoded`` does.
+(a) baseline: records framed by logmart, then ``LLDF_HEADER.parse`` per record in a Python UDF,
+    written by Spark;
+(b) logmart headers: the raw load of ``logmart build`` (udfs/raw_writer.py): the
+    ``logmart_logmaster`` data source's partitions run as Spark tasks (framing + batch header
+    decoding) that write Parquet with pyarrow, registered as a partitioned table;
+(c) logmart full: (b) with both row images decoded as well (option ``images``, the values
+    ``int_logmaster_row_images_decoded`` takes for one-segment records);
+(c') the same as (c) the way it was done before the raw writer: the data source read by Spark,
+    the images by the UDF ``logmart_logmaster_row_images``, zipped into maps, written by Spark.
 
 and, with the same N, a solidDB SYS_LOG export (Parquet, one 5-column table: TRX_START, inserts,
 update pairs, COMMIT), from the export file to a written Parquet table:
 
-(d) solidDB rows: the ``logmart_soliddb`` data source (typed SYS_LOG rows, LOGADDR hex, row bytes);
+(d) solidDB rows: the raw load of the ``logmart_soliddb`` data source (typed SYS_LOG rows,
+    LOGADDR hex, row bytes);
 (e) solidDB full: (d) plus each row record's DATA decoded by ``logmart_soliddb_row`` and zipped
     into a map, as ``int_soliddb_row_images_decoded`` does.
 
@@ -23,16 +29,17 @@ inserts into one 4-column table, a commit every 100), from the .log file to a wr
 
 (f) Db2 LUW baseline: records framed by logmart, then the construct ``log_manager_header``
     and ``insert_record`` ``Struct.parse`` per record in a Python UDF;
-(g) Db2 LUW records: the ``logmart_db2luw`` data source (framing checks + every header and
-    component field typed, images as bytes);
+(g) Db2 LUW records: the raw load of the ``logmart_db2luw`` data source (framing checks + every
+    header and component field typed, images as bytes);
 (h) Db2 LUW full: (g) plus each insert's image decoded by ``logmart_db2luw_row`` and zipped
     into a map, as ``int_db2luw_row_images_decoded`` does.
 
 ``--sources`` picks some of logmaster, soliddb, db2luw (all by default).
 
-It prints records/s and records/s per core, the ratio to the baseline, and the peak memory
-(RSS) of the driver JVM and of the Python workers, so that memory can be compared across sizes.
-Run it on an otherwise idle machine: other Spark jobs share the same cores.
+It prints records/s, records/s per core, records per CPU second (the CPU time of the JVM and the
+Python workers together: the figure to trust on a busy machine), the ratio to the baseline, and
+the peak memory (RSS) of the driver JVM and of the Python workers, so that memory can be
+compared across sizes. Run it on an otherwise idle machine: other jobs share the same cores.
 """
 
 from __future__ import annotations
@@ -53,14 +60,18 @@ from udfs.db2luw import functions as db2luw_functions
 from udfs.db2luw import rows as db2luw_rows
 from udfs.db2luw.generator import generate_benchmark as generate_db2luw_benchmark
 from udfs.db2luw.layouts import layouts as db2luw_layouts
+from udfs.db2luw.source import Db2LuwDataSource
 from udfs.logmaster import control, rowimage
 from udfs.logmaster.generator import generate_lldf_benchmark
 from udfs.logmaster.layouts import LLDF_HEADER
+from udfs.logmaster.source import LogMasterDataSource
 from udfs.pipeline import register_udfs
+from udfs.raw_writer import write_raw_table
 from udfs.session import get_spark
 from udfs.soliddb import functions as soliddb_functions
 from udfs.soliddb.catalog import read_catalog
 from udfs.soliddb.generator import generate_benchmark
+from udfs.soliddb.source import SolidDbDataSource
 
 SPLIT_BYTES = 64 << 20
 
@@ -82,10 +93,14 @@ class PeakMemory:
         self._stop.set()
         self._thread.join()
 
+    def cpu_seconds(self) -> float:
+        """User + system CPU of this process's descendants (live ones and those they reaped)."""
+        return sum(cpu for _, _, _, cpu in _descendants(os.getpid()))
+
     def _run(self) -> None:
         while not self._stop.wait(0.2):
             jvm = workers = 0
-            for pid, command, rss in _descendants(os.getpid()):
+            for _, command, rss, _ in _descendants(os.getpid()):
                 if "java" in command:
                     jvm += rss
                 else:
@@ -94,19 +109,25 @@ class PeakMemory:
             self.peak_workers = max(self.peak_workers, workers)
 
 
-def _descendants(root: int) -> list[tuple[int, str, int]]:
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def _descendants(root: int) -> list[tuple[int, str, int, float]]:
+    """(pid, name, RSS bytes, CPU seconds) of every descendant process of ``root``."""
     children: dict[int, list[int]] = {}
-    info: dict[int, tuple[str, int]] = {}
+    info: dict[int, tuple[str, int, float]] = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
         try:
             with open(f"/proc/{entry}/stat") as handle:
-                parent = int(handle.read().rsplit(")", 1)[1].split()[1])
+                stat = handle.read().rsplit(")", 1)[1].split()
+            parent = int(stat[1])
+            cpu = sum(int(ticks) for ticks in stat[11:15]) / CLOCK_TICKS  # utime..cstime
             with open(f"/proc/{entry}/status") as handle:
                 status = dict(line.split(":", 1) for line in handle if ":" in line)
             rss = int(status.get("VmRSS", "0 kB").split()[0]) * 1024
-            info[int(entry)] = (status.get("Name", "").strip(), rss)
+            info[int(entry)] = (status.get("Name", "").strip(), rss, cpu)
             children.setdefault(parent, []).append(int(entry))
         except (OSError, ValueError, IndexError):
             continue
@@ -144,16 +165,38 @@ def baseline(spark: SparkSession, raw: Path) -> DataFrame:
     return frames.select("source_file", "raw_offset", parse_header("record_bytes").alias("h"))
 
 
-def headers_only(spark: SparkSession, raw: Path) -> DataFrame:
-    """(b) logmart's data source: framing and batch header decoding."""
-    return _source(spark, raw, "data")
+class RawLoad:
+    """A path that is logmart's raw load: a data source written by udfs/raw_writer.py."""
+
+    def __init__(self, spark: SparkSession, data_source: type, options: dict[str, str]):
+        self.spark = spark
+        self.data_source = data_source
+        self.options = options
+
+    def run(self, table: str) -> int:
+        return write_raw_table(self.spark, self.data_source, self.options, table)
+
+
+def _raw_load(spark: SparkSession, raw: Path, data_source: type, folder: str, **options) -> RawLoad:
+    base = {"path": str(raw / folder), "raw_root": str(raw), "split_bytes": str(SPLIT_BYTES)}
+    return RawLoad(spark, data_source, {**base, **options})
+
+
+def headers_only(spark: SparkSession, raw: Path) -> RawLoad:
+    """(b) logmart's raw load: framing and batch header decoding, written by pyarrow."""
+    return _raw_load(spark, raw, LogMasterDataSource, "logmaster", records="data")
+
+
+def full_raw(spark: SparkSession, raw: Path) -> RawLoad:
+    """(c) logmart's raw load with the row images of one-segment records."""
+    return _raw_load(spark, raw, LogMasterDataSource, "logmaster", records="data", images="true")
 
 
 def full_images(spark: SparkSession, raw: Path, layout: str, names: list[str]) -> DataFrame:
-    """(c) headers plus both row images, zipped into maps."""
+    """(c') headers read by Spark plus both row images by the UDF, zipped into maps."""
     names_array = F.array(*[F.lit(name) for name in names])
     decoded = (
-        headers_only(spark, raw)
+        _source(spark, raw, "data")
         .withColumn("layout", F.lit(layout))
         .withColumn(
             "images",
@@ -172,13 +215,18 @@ def full_images(spark: SparkSession, raw: Path, layout: str, names: list[str]) -
 
 
 def soliddb_rows(spark: SparkSession, raw: Path) -> DataFrame:
-    """(d) the solidDB data source: typed SYS_LOG rows."""
+    """The solidDB data source read by Spark (input of (e))."""
     return (
         spark.read.format("logmart_soliddb")
         .option("path", str(raw / "soliddb"))
         .option("raw_root", str(raw))
         .load()
     )
+
+
+def soliddb_raw(spark: SparkSession, raw: Path) -> RawLoad:
+    """(d) the solidDB raw load: typed SYS_LOG rows written by pyarrow."""
+    return RawLoad(spark, SolidDbDataSource, {"path": str(raw / "soliddb"), "raw_root": str(raw)})
 
 
 def soliddb_full(spark: SparkSession, raw: Path, layout: str, names: list[str]) -> DataFrame:
@@ -235,8 +283,13 @@ def db2luw_baseline(spark: SparkSession, raw: Path) -> DataFrame:
 
 
 def db2luw_records(spark: SparkSession, raw: Path) -> DataFrame:
-    """(g) the Db2 LUW data source: every record typed, images as bytes."""
+    """The Db2 LUW data source read by Spark (input of (h))."""
     return _db2luw_source(spark, raw, "log")
+
+
+def db2luw_raw(spark: SparkSession, raw: Path) -> RawLoad:
+    """(g) the Db2 LUW raw load: every record typed, images as bytes, written by pyarrow."""
+    return _raw_load(spark, raw, Db2LuwDataSource, "db2luw", records="log")
 
 
 def db2luw_full(spark: SparkSession, raw: Path, layout: str, names: list[str]) -> DataFrame:
@@ -275,13 +328,20 @@ def table_layout(extract: Path) -> tuple[str, list[str]]:
     return rowimage.layout_text(layout), names
 
 
-def timed(frame: DataFrame, out: Path) -> tuple[float, int, PeakMemory]:
+def timed(path: DataFrame | RawLoad, out: Path) -> tuple[float, int, float, PeakMemory]:
+    """Seconds, rows written, CPU seconds (JVM + Python workers) and peak memory of a path."""
     with PeakMemory() as memory:
+        cpu = memory.cpu_seconds()
         started = time.perf_counter()
-        frame.write.mode("overwrite").parquet(str(out))
+        if isinstance(path, RawLoad):
+            rows = path.run("bench_raw.out")
+        else:
+            path.write.mode("overwrite").parquet(str(out))
         elapsed = time.perf_counter() - started
-    rows = frame.sparkSession.read.parquet(str(out)).count()
-    return elapsed, rows, memory
+        cpu = memory.cpu_seconds() - cpu
+    if not isinstance(path, RawLoad):
+        rows = path.sparkSession.read.parquet(str(out)).count()
+    return elapsed, rows, cpu, memory
 
 
 def logmaster_paths(spark: SparkSession, raw: Path, size: int, skip_baseline: bool) -> list:
@@ -290,10 +350,11 @@ def logmaster_paths(spark: SparkSession, raw: Path, size: int, skip_baseline: bo
         generate_lldf_benchmark(extract, size, seed=1)
     layout, names = table_layout(extract)
     # Warm the Python workers once so that no path pays their start-up.
-    headers_only(spark, raw).limit(1000).write.format("noop").mode("overwrite").save()
+    _source(spark, raw, "data").limit(1000).write.format("noop").mode("overwrite").save()
     paths = [
         ("(b) logmart headers", headers_only(spark, raw)),
-        ("(c) logmart full", full_images(spark, raw, layout, names)),
+        ("(c) logmart full", full_raw(spark, raw)),
+        ("(c') full, Spark writer", full_images(spark, raw, layout, names)),
     ]
     if not skip_baseline:
         paths.insert(0, ("(a) construct per record", baseline(spark, raw)))
@@ -307,7 +368,7 @@ def soliddb_paths(spark: SparkSession, raw: Path, size: int) -> list:
     layout, names = soliddb_layout(capture)
     soliddb_rows(spark, raw).limit(1000).write.format("noop").mode("overwrite").save()
     return [
-        ("(d) solidDB rows", soliddb_rows(spark, raw)),
+        ("(d) solidDB rows", soliddb_raw(spark, raw)),
         ("(e) solidDB full", soliddb_full(spark, raw, layout, names)),
     ]
 
@@ -319,7 +380,7 @@ def db2luw_paths(spark: SparkSession, raw: Path, size: int, skip_baseline: bool)
     layout, names = db2luw_layout(capture)
     db2luw_records(spark, raw).limit(1000).write.format("noop").mode("overwrite").save()
     paths = [
-        ("(g) Db2 LUW records", db2luw_records(spark, raw)),
+        ("(g) Db2 LUW records", db2luw_raw(spark, raw)),
         ("(h) Db2 LUW full", db2luw_full(spark, raw, layout, names)),
     ]
     if not skip_baseline:
@@ -340,9 +401,12 @@ def main() -> None:
     work = args.workdir or Path(tempfile.mkdtemp(prefix="logmart-bench-"))
     spark = get_spark(work / "warehouse", f"local[{args.cores}]", "logmart-bench")
     register_udfs(spark)
+    spark.sql("create database if not exists bench_raw")
     print(f"local[{args.cores}], Spark {spark.version}, workdir {work}")
-    print(f"{'records':>10} {'path':<22} {'seconds':>8} {'rec/s':>10} {'rec/s/core':>10} "
-          f"{'vs base':>7} {'JVM MB':>7} {'py MB':>6}")
+    print(
+        f"{'records':>10} {'path':<24} {'seconds':>8} {'rec/s':>10} {'rec/s/core':>10} "
+        f"{'rec/cpu-s':>10} {'vs base':>7} {'JVM MB':>7} {'py MB':>6}"
+    )
     for size in sizes:
         raw = work / f"raw-{size}"
         paths = []
@@ -353,17 +417,17 @@ def main() -> None:
         if "db2luw" in args.sources:
             paths += db2luw_paths(spark, raw, size, args.skip_baseline)
         base_rate = None
-        for name, frame in paths:
-            elapsed, rows, memory = timed(frame, work / "out")
+        for name, path in paths:
+            elapsed, rows, cpu, memory = timed(path, work / "out")
             rate = rows / elapsed
             if name[:3] in ("(a)", "(f)"):  # each source's baseline
                 base_rate = rate
             compared = base_rate and name[:3] in ("(a)", "(b)", "(c)", "(f)", "(g)", "(h)")
             ratio = f"{rate / base_rate:6.1f}x" if compared else "      -"
             print(
-                f"{size:>10} {name:<22} {elapsed:>8.1f} {rate:>10,.0f} "
-                f"{rate / args.cores:>10,.0f} {ratio:>7} {memory.peak_jvm >> 20:>7} "
-                f"{memory.peak_workers >> 20:>6}",
+                f"{size:>10} {name:<24} {elapsed:>8.1f} {rate:>10,.0f} "
+                f"{rate / args.cores:>10,.0f} {rows / max(cpu, 1e-9):>10,.0f} {ratio:>7} "
+                f"{memory.peak_jvm >> 20:>7} {memory.peak_workers >> 20:>6}",
                 flush=True,
             )
         shutil.rmtree(work / "out", ignore_errors=True)

@@ -425,13 +425,23 @@ def row_images_arrow(data: pa.Array, change_type: pa.Array, layout: pa.Array) ->
     decoded at once, and the results put back in the batch's order. A row without a layout (no
     DLCI for its table) gets an error saying so when its change type carries row images.
     """
-    rows = len(data)
     encoded = layout.cast(pa.string()).dictionary_encode()
     codes = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False)
+    return decode_groups(data, change_type, codes, encoded.dictionary.to_pylist())
+
+
+def decode_groups(
+    data: pa.Array, change_type: pa.Array, codes: np.ndarray, layouts: list[str]
+) -> pa.StructArray:
+    """Decode rows grouped by layout: row i uses ``layouts[codes[i]]``, or none when
+    ``codes[i]`` is negative. Returns the UDF's struct array in the rows' order."""
+    rows = len(data)
     parts: list[pa.StructArray] = []
     order: list[np.ndarray] = []
-    for code, text in enumerate(encoded.dictionary.to_pylist()):
+    for code, text in enumerate(layouts):
         members = np.flatnonzero(codes == code)
+        if not len(members):
+            continue
         index = pa.array(members)
         parts.append(_decode_group(data.take(index), change_type.take(index), text))
         order.append(members)
@@ -445,6 +455,8 @@ def row_images_arrow(data: pa.Array, change_type: pa.Array, layout: pa.Array) ->
             [pa.array([], pa.list_(pa.string()))] * 3 + [pa.array([], pa.string())], names=_FIELDS
         )
     combined = pa.concat_arrays(parts)
+    if len(order) == 1:
+        return combined
     position = np.empty(rows, np.int64)
     position[np.concatenate(order)] = np.arange(rows)
     return combined.take(pa.array(position))

@@ -20,7 +20,7 @@ from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 from udfs.batch import ARROW_TYPES, SPARK_TYPES, field_specs
 from udfs.fields import _Field
 from udfs.framing import FramingFailure, frame_file, split_points
-from udfs.logmaster import control, data
+from udfs.logmaster import control, data, images
 from udfs.logmaster.control import ControlSummary
 from udfs.logmaster.layouts import CONTROL_LAYOUTS
 
@@ -119,6 +119,11 @@ DATA_SCHEMA = ", ".join(
     + [f"{spec.column} {SPARK_TYPES[spec.kind]}" for spec in control.DOCUMENTED_HEADER]
     + ["data_offset int, data_length int"]
 )
+# With option images=true: the row images of one-segment records (udfs/logmaster/images.py).
+IMAGES_SCHEMA = ", ".join(
+    [DATA_SCHEMA, "image_digest string, before_values array<string>, "
+     "after_values array<string>, image_warnings array<string>, image_error string"]
+)  # fmt: skip
 assert len(field_specs(control.LLDF_HEADER)) == len(control.DOCUMENTED_HEADER)
 
 
@@ -128,22 +133,33 @@ assert len(field_specs(control.LLDF_HEADER)) == len(control.DOCUMENTED_HEADER)
 class FilePartition(InputPartition):
     """A byte range of one file and what decoding it needs."""
 
-    def __init__(self, log_file: LogFile, start: int, end: int, summary: ControlSummary | None):
+    def __init__(
+        self,
+        log_file: LogFile,
+        start: int,
+        end: int,
+        summary: ControlSummary | None,
+        versions: dict | None = None,
+    ):
         super().__init__(log_file.relative)
         self.log_file = log_file
         self.start = start
         self.end = end
         self.summary = summary
+        self.versions = versions  # table versions for row images (option images=true)
 
 
 class LogMasterDataSource(DataSource):
-    """``spark.read.format("logmart_logmaster")``; options ``path``, ``raw_root``, ``records``."""
+    """``spark.read.format("logmart_logmaster")``; options ``path``, ``raw_root``, ``records``
+    and, with ``records`` = data, ``images`` = true to decode one-segment records' row images."""
 
     @classmethod
     def name(cls) -> str:
         return "logmart_logmaster"
 
     def schema(self) -> str:
+        if self._records() == "data" and _images(self.options):
+            return IMAGES_SCHEMA
         return {"control": CONTROL_SCHEMA, "data": DATA_SCHEMA, "frames": FRAMES_SCHEMA}[
             self._records()
         ]
@@ -166,6 +182,7 @@ class LogMasterReader(DataSourceReader):
         self.raw_root = Path(options.get("raw_root") or self.root.parent)
         self.records = records
         self.split_bytes = int(options.get("split_bytes") or DEFAULT_SPLIT_BYTES)
+        self.images = records == "data" and _images(options)
 
     def partitions(self) -> list[FilePartition]:
         files = discover(self.root, self.raw_root)
@@ -174,13 +191,15 @@ class LogMasterReader(DataSourceReader):
             parts = [FilePartition(f, 0, f.size, None) for f in files if f.kind == "control"]
             files = []
         summaries = control_summaries(files)
+        versions = _table_versions(files) if self.images else {}
         for log_file in files:
             if log_file.kind != "data":
                 continue
             summary = summaries.get(log_file.capture)
+            tables = versions.get(log_file.capture, {}) if self.images else None
             rdw, resync = data.data_framing((summary or _NO_CONTROL).header)
             for start, end in split_points(log_file.path, rdw, self.split_bytes, resync):
-                parts.append(FilePartition(log_file, start, end, summary))
+                parts.append(FilePartition(log_file, start, end, summary, tables))
         # Spark needs at least one partition; an empty one reads nothing.
         return parts or [FilePartition(LogFile(self.root, "", "", 0, None), 0, 0, None)]
 
@@ -193,21 +212,48 @@ class LogMasterReader(DataSourceReader):
             yield from _read_data(partition, decode=self.records == "data")
 
 
+def _images(options) -> bool:
+    value = str(options.get("images") or "false").lower()
+    if value not in ("true", "false"):
+        raise ValueError(f"option images must be 'true' or 'false', not {value!r}")
+    return value == "true"
+
+
+def _table_versions(files: list[LogFile]) -> dict[str, dict]:
+    """Per extract, the table versions of its (first) control file, for row images."""
+    found: dict[str, dict] = {}
+    for log_file in files:
+        if log_file.kind == "control" and log_file.capture not in found:
+            found[log_file.capture] = images.table_versions(log_file.path)
+    return found
+
+
 def _read_data(partition: FilePartition, decode: bool = True) -> Iterator[pa.RecordBatch]:
     """Data file records; ``decode=False`` frames only (the benchmark's baseline input)."""
     log_file = partition.log_file
     summary = partition.summary or _NO_CONTROL
+    versions = partition.versions
     rdw, resync = data.data_framing(summary.header)
     for batch in frame_file(log_file.path, rdw, partition.start, partition.end, resync=resync):
         if isinstance(batch, FramingFailure):
             failure = data.failure_batch(batch, log_file.capture, log_file.relative)
-            yield failure if decode else failure.select(range(len(data.COMMON_FIELDS)))
+            if not decode:
+                failure = failure.select(range(len(data.COMMON_FIELDS)))
+            yield failure if versions is None else _with_images(failure, {})
         elif decode:
-            yield data.decode_data_batch(
+            decoded = data.decode_data_batch(
                 batch, summary.header, summary.codec, log_file.capture, log_file.relative
             )
+            yield decoded if versions is None else _with_images(decoded, versions)
         else:
             yield data.frames_batch(batch, log_file.capture, log_file.relative)
+
+
+def _with_images(batch: pa.RecordBatch, versions: dict) -> pa.RecordBatch:
+    columns = images.decode_images(batch, versions)
+    arrays = batch.columns + columns
+    names = batch.schema.names + [name for name, _ in images.IMAGE_FIELDS]
+    return pa.RecordBatch.from_arrays(arrays, names=names)
 
 
 def _read_control(log_file: LogFile) -> Iterator[pa.RecordBatch]:
