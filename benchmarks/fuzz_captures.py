@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository's tests package
 
-from tests.fuzz.mutate import main  # noqa: E402
+from tests.fuzz.mutate import main
 
 if __name__ == "__main__":
     sys.exit(main())
