@@ -2,7 +2,8 @@
 
 | function | arguments | returns |
 | --- | --- | --- |
-| ``logmart_logmaster_row_images`` | DATA bytes, CHANGE TYPE, layout JSON | struct of before/after values (column order), warnings, error |
+| ``logmart_logmaster_row_images`` | DATA, CHANGE TYPE, layout | before/after values, warnings |
+| ``logmart_logmaster_catalog_event`` | DATA, CHANGE TYPE, code page | text, clone table, error |
 | ``logmart_db2luw_layout_history`` | catalog, settings, layout records | layout versions |
 | ``logmart_db2luw_row`` | row image, layout JSON, byte order | values, null_reasons, error |
 | ``logmart_soliddb_statement`` | RECID, DATA, char codec | LOGRECID, INFO, SQL text, kind, error |
@@ -20,13 +21,18 @@ from pyspark.sql import SparkSession
 from pyspark.sql.functions import arrow_udf
 
 from udfs.db2luw import functions as db2luw
-from udfs.logmaster import rowimage
+from udfs.logmaster import catalog, rowimage
 from udfs.soliddb import functions as soliddb
 
 
 @arrow_udf(rowimage.ROW_IMAGES_TYPE)
 def logmaster_row_images(data: pa.Array, change_type: pa.Array, layout: pa.Array) -> pa.Array:
     return rowimage.row_images_arrow(data, change_type, layout)
+
+
+@arrow_udf(catalog.CATALOG_EVENT_TYPE)
+def logmaster_catalog_event(data: pa.Array, change_type: pa.Array, codepage: pa.Array) -> pa.Array:
+    return catalog.catalog_event_arrow(data, change_type, codepage)
 
 
 @arrow_udf(db2luw.LAYOUT_HISTORY_TYPE)
@@ -62,6 +68,7 @@ def soliddb_row(data: pa.Array, layout_json: pa.Array) -> pa.Array:
 
 FUNCTIONS = {
     "logmart_logmaster_row_images": logmaster_row_images,
+    "logmart_logmaster_catalog_event": logmaster_catalog_event,
     "logmart_db2luw_layout_history": db2luw_layout_history,
     "logmart_db2luw_row": db2luw_row,
     "logmart_soliddb_statement": soliddb_statement,

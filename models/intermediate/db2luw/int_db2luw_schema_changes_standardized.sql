@@ -1,0 +1,106 @@
+-- Db2 LUW DDL and object records in the contract of fct_schema_changes: DOM create/drop
+-- table and index, truncate, reorg, activate not logged initially; DMS initialize table,
+-- add/drop/alter column, alter table attribute, rename, partition state; RDS DDL statements
+-- (their bytes are not decoded). Undo records (compensation of a rolled-back DDL) are not
+-- events: the event they undo shows its transaction's disposition. The table's column layout
+-- before and after a record that changes it comes from the table's versions (the version
+-- ending and the version starting at the record's LSN). A truncate is also a change in
+-- fct_changes, with the same id.
+with
+
+events as (
+    select
+        *,
+        concat(
+            'TBSPACEID=', table_space_identifier, ',TABLEID=', table_identifier
+        ) as table_object_id
+    from {{ ref('int_db2luw_catalog_events_extracted') }}
+    where not startswith(event_kind, 'undo_')
+),
+
+versions as (
+    select
+        capture,
+        table_object_id,
+        valid_from_position,
+        valid_to_position,
+        {{ table_version_layout('columns') }} as column_layout
+    from {{ ref('int_db2luw_table_versions_standardized') }}
+),
+
+standardized as (
+    select
+        events.event_id as schema_change_id,
+        events.source_system,
+        events.capture,
+        events.table_schema,
+        events.table_name,
+        cast(null as string) as object_name,
+        case events.event_kind
+            when 'ddl_create_table' then 'create_table'
+            when 'ddl_drop_table' then 'drop_table'
+            when 'ddl_create_index' then 'create_index'
+            when 'ddl_drop_index' then 'drop_index'
+            when 'ddl_truncate' then 'truncate'
+            when 'ddl_reorg' then 'reorg_table'
+            when 'ddl_activate_not_logged_initially' then 'activate_not_logged_initially'
+            when 'ddl_initialize_table' then 'initialize_table'
+            when 'ddl_add_columns' then 'add_column'
+            when 'ddl_drop_columns' then 'drop_column'
+            when 'ddl_alter_column' then 'alter_column'
+            when 'ddl_rename' then 'rename_table'
+            when 'ddl_alter_table' then 'alter_table'
+            when 'ddl_partition_state' then 'partition_state'
+            when 'ddl_statement' then 'ddl_statement'
+            else 'other_ddl'
+        end as change_kind,
+        events.source_change_type,
+        old_versions.column_layout as old_definition,
+        new_versions.column_layout as new_definition,
+        cast(null as string) as sql_text,
+        nullif(concat_ws(
+            '; ',
+            case
+                when events.index_token is not null
+                    then concat('index token ', events.index_token)
+            end,
+            case
+                when events.altered_attributes is not null
+                    then concat(
+                        'altered: ', array_join(events.altered_attributes, ', '),
+                        '; now on: ', array_join(events.attributes_on, ', ')
+                    )
+            end,
+            case
+                when events.partition_action_name is not null
+                    then concat(
+                        'partition ', events.data_partition_identifier, ': ',
+                        events.partition_action_name
+                    )
+            end,
+            events.note
+        ), '') as details,
+        events.transaction_id,
+        coalesce(events.transaction_disposition, 'in_flight') as disposition,
+        coalesce(events.transaction_disposition, 'in_flight') as transaction_disposition,
+        events.commit_position,
+        events.commit_ts,
+        events.log_position,
+        cast(null as timestamp) as event_ts,
+        events.authid,
+        events.raw_file,
+        events.raw_offset
+    from events
+    left join versions as old_versions
+        on
+            events.capture = old_versions.capture
+            and events.table_object_id = old_versions.table_object_id
+            and events.log_position = old_versions.valid_to_position
+    left join versions as new_versions
+        on
+            events.capture = new_versions.capture
+            and events.table_object_id = new_versions.table_object_id
+            and events.log_position = new_versions.valid_from_position
+)
+
+select * from standardized
