@@ -267,7 +267,7 @@ def _check_function(result: pa.Array, given: int, what: str, error_field: str = 
 
 
 def read_logmaster(raw: Path, rng: random.Random) -> Counts:
-    from udfs.logmaster import rowimage
+    from udfs.logmaster import catalog, rowimage
     from udfs.logmaster.source import LogMasterReader, discover
 
     counts = Counts()
@@ -305,11 +305,17 @@ def read_logmaster(raw: Path, rng: random.Random) -> Counts:
             layout = rowimage.layout_from_control(table, columns, ccsid)
             layouts.setdefault(key, rowimage.layout_text(layout))
     data_rows = [r for r in tables["data"] if r["decode_error"] is None]
+    events = [r for r in data_rows if (r["change_type"] or "").strip() in ("CO", "CM", "SC", "E")]
+    if events:  # DDL/command/status/exchange DATA (int_logmaster_schema_changes_standardized)
+        result = catalog.catalog_event_arrow(
+            pa.array([_data(r) for r in events], pa.binary()),
+            pa.array([r["change_type"] for r in events], pa.string()),
+            pa.array([f"ccsid:{ccsid or 37}"] * len(events)),
+        )
+        counts.function_rows += len(events)
+        counts.function_errors += _check_function(result, len(events), "catalog events")
     if data_rows:
-        datas = [
-            r["record_bytes"][r["data_offset"] : r["data_offset"] + r["data_length"]]
-            for r in data_rows
-        ]
+        datas = [_data(r) for r in data_rows]
         result = rowimage.row_images_arrow(
             pa.array(datas, pa.binary()),
             pa.array([r["change_type"] for r in data_rows], pa.string()),
@@ -318,6 +324,11 @@ def read_logmaster(raw: Path, rng: random.Random) -> Counts:
         counts.function_rows += len(data_rows)
         counts.function_errors += _check_function(result, len(data_rows), "row images")
     return counts
+
+
+def _data(row: dict) -> bytes:
+    """An LLDF record's DATA (its segment, for a segmented record: fed as is)."""
+    return row["record_bytes"][row["data_offset"] : row["data_offset"] + row["data_length"]]
 
 
 def read_db2luw(raw: Path, rng: random.Random) -> Counts:

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from tests.fuzz.support import decodes_or_rejects, fuzz
 from udfs import fields
 from udfs.framing import FrameBatch
-from udfs.logmaster import control, data, rowimage
+from udfs.logmaster import catalog, control, data, rowimage
 from udfs.logmaster import generator as gen
 from udfs.logmaster.layouts import CONTROL_LAYOUTS
 
@@ -339,3 +339,33 @@ def test_row_images_round_trip(table, seed, rows):
     decoded = rowimage.decode_data(datas, types, layout)
     assert decoded.errors == [None] * rows
     assert list(zip(decoded.before, decoded.after, strict=True)) == expected
+
+
+# --- catalog events (CO, CM, SC, E DATA) ------------------------------------------------------
+
+
+@fuzz(200)
+@given(st.lists(st.tuples(
+    st.one_of(st.none(), st.binary(max_size=30), st.text(max_size=20).map(
+        lambda t: gen.text_data(t.encode("cp037", "replace").decode("cp037")))),
+    st.one_of(st.none(), st.sampled_from(["CO", "CM", "SC", "E", "I", " E "])),
+    st.one_of(st.none(), st.sampled_from(["ccsid:37", "ccsid:500", "ccsid:x", "cp273", "hex"])),
+), min_size=1, max_size=8))  # fmt: skip
+def test_catalog_event_function_never_raises(items):
+    result = catalog.catalog_event_arrow(
+        pa.array([i[0] for i in items], pa.binary()),
+        pa.array([i[1] for i in items], pa.string()),
+        pa.array([i[2] for i in items], pa.string()),
+    ).to_pylist()
+    assert len(result) == len(items)
+    for out in result:
+        decoded = out["text"] is not None or out["clone_name"] is not None
+        assert decoded != (out["error"] is not None)
+
+
+@fuzz(200)
+@given(st.text(_TEXT, max_size=80), st.text(_TEXT, max_size=8), st.text(_TEXT, max_size=18))
+def test_catalog_events_round_trip(text, owner, name):
+    assert catalog.catalog_event(gen.text_data(text), "CO", "cp037")["text"] == text
+    clone = catalog.catalog_event(gen.exchange_data(owner, name), "E", "cp037")
+    assert (clone["clone_owner"], clone["clone_name"], clone["error"]) == (owner, name, None)
