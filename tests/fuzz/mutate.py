@@ -339,6 +339,9 @@ def read_db2luw(raw: Path, rng: random.Random) -> Counts:
     counts = Counts()
     root = raw / "db2luw"
     base = {"path": str(root), "raw_root": str(raw), "split_bytes": rng.choice((None, 8192))}
+    if rng.random() < 0.1:  # now and then the settings the capture was not written with
+        base.update(framing=rng.choice(("filter", "lsn")), byteorder=rng.choice(("little", "big")))
+    byteorder = base.get("byteorder") or "little"
     tables = {}
     for records in ("log", "catalog_tables", "catalog_columns"):
         tables[records] = _rows(_read_all(Db2LuwReader({**base, "records": records})))
@@ -422,7 +425,7 @@ def read_db2luw(raw: Path, rng: random.Random) -> Counts:
         result = functions.row_arrow(
             pa.array(images, pa.binary()),
             pa.array(layouts, pa.string()),
-            pa.array(["little"] * len(images)),
+            pa.array([byteorder] * len(images)),
         )
         counts.function_rows += len(images)
         counts.function_errors += _check_function(result, len(images), "db2luw rows")
