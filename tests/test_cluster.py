@@ -178,6 +178,12 @@ def test_build_runs_on_the_cluster(standalone_cluster: str, tmp_path: Path) -> N
     )  # fmt: skip
     assert build.returncode == 0, (build.stdout + build.stderr)[-5000:]
     assert "db2zos" in build.stdout
+    # dbt's own log stays in its log file: a progress line per tenth of the nodes, no model list
+    progress = [line for line in build.stderr.splitlines() if line.startswith("dbt: ")]
+    assert progress, build.stderr[-3000:]
+    done, total = progress[-1].split()[1].split("/")
+    assert done == total
+    assert "OK created" not in build.stderr + build.stdout
     query = subprocess.run(
         ["logmart", "query", "--warehouse", str(warehouse), "--format", "json",
          "select count(*) as changes, count_if(disposition = 'committed') as committed "

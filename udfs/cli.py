@@ -319,9 +319,18 @@ def _apply_capture_settings(args: argparse.Namespace) -> None:
             os.environ[variable] = value
 
 
+def _quiet_dbt() -> None:
+    """`build` and `demo` print dbt's errors and a progress line, not its whole log
+    (LOGMART_DBT_OUTPUT=full brings it back; the log file has it all)."""
+    from udfs.dbt_runner import OUTPUT_VARIABLE
+
+    os.environ.setdefault(OUTPUT_VARIABLE, "progress")
+
+
 def cmd_build(args: argparse.Namespace) -> int:
     from udfs.strict import check, strict_from_env
 
+    _quiet_dbt()
     _apply_capture_settings(args)
     strict = args.strict or strict_from_env()
     _check_raw_dir(args.raw)
@@ -436,6 +445,7 @@ def _demo_raw(raw: Path) -> None:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
+    _quiet_dbt()
     _demo_raw(args.raw)
     _check_raw_dir(args.raw)
     with _session(args.warehouse) as spark:

@@ -10,8 +10,10 @@ dbt's target and log folders go into the warehouse so the repository stays clean
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TextIO
 
 from pyspark.sql import SparkSession
 
@@ -77,11 +79,42 @@ def dbt_args(
     return [*args, *extra]
 
 
+# LOGMART_DBT_OUTPUT: 'full' prints dbt's own log lines (the default for `logmart dbt`);
+# 'progress' (what `logmart build` and `logmart demo` set) prints dbt's errors and warnings
+# and one line per tenth of the nodes done. dbt's full log is always in <warehouse>/dbt/logs.
+OUTPUT_VARIABLE = "LOGMART_DBT_OUTPUT"
+
+
+class _Progress:
+    """A dbt callback: one line per tenth of the nodes (models, tests, seeds) done."""
+
+    def __init__(self, stream: TextIO):
+        self.stream = stream
+        self.shown = -1
+        self.failed = 0
+
+    def __call__(self, event) -> None:
+        data = getattr(event, "data", None)
+        total = getattr(data, "total", 0) if data is not None else 0
+        index = getattr(data, "index", 0) if data is not None else 0
+        name = event.info.name if hasattr(event, "info") else ""
+        if not total or not name.endswith("Result"):
+            return
+        if getattr(data, "status", "") in ("error", "fail"):
+            self.failed += 1
+        tenth = index * 10 // total
+        if tenth > self.shown or index == total:
+            self.shown = tenth
+            failed = f", {self.failed} failed" if self.failed else ""
+            print(f"dbt: {index}/{total} nodes done{failed}", file=self.stream, flush=True)
+
+
 def run_dbt(spark: SparkSession, args: list[str], warehouse: Path, target: str = "local") -> bool:
     """Run `dbt <args>` in-process on `spark`'s session; True when dbt succeeded.
 
     `spark` must be the session from `udfs.session.get_spark` (UDFs registered first): it is
     taken as the proof that the session dbt will reuse exists, and must have Hive support.
+    With LOGMART_DBT_OUTPUT=progress dbt prints only errors, warnings and a progress line.
     """
     from dbt.cli.main import dbtRunner  # imported late: dbt takes ~1 s to import
 
@@ -91,5 +124,9 @@ def run_dbt(spark: SparkSession, args: list[str], warehouse: Path, target: str =
     project = project_dir()
     # profiles.yml reads the warehouse through env_var('LOGMART_WAREHOUSE').
     os.environ["LOGMART_WAREHOUSE"] = str(warehouse)
-    result = dbtRunner().invoke(dbt_args(args, warehouse, project, target))
+    callbacks = []
+    if os.environ.get(OUTPUT_VARIABLE, "full") == "progress":
+        args = [*args, "--quiet"] if "--quiet" not in args and "-q" not in args else list(args)
+        callbacks.append(_Progress(sys.stderr))
+    result = dbtRunner(callbacks=callbacks).invoke(dbt_args(args, warehouse, project, target))
     return bool(result.success)
