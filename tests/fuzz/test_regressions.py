@@ -6,14 +6,17 @@ Every test names the decoder, what went wrong before the fix, and what the bytes
 from __future__ import annotations
 
 import json
+import struct
 
 import numpy as np
 import pyarrow as pa
 import pytest
 
+from tests.db2luw import handmade as luw_handmade
 from tests.logmaster import handmade
 from udfs import batch_values as bv
 from udfs import values
+from udfs.db2luw import data as luw_data
 from udfs.errors import DecodeError
 from udfs.framing import FrameBatch
 from udfs.logmaster import control, data, rowimage
@@ -166,3 +169,23 @@ def test_soliddb_catalog_cells_that_only_look_numeric_do_not_crash_the_layout_hi
     )
     assert [entry["error"] for entry in entries] == [None]
     assert entries[0]["column_types"] == ["²" if value == "²" else "VARCHAR"]
+
+
+@pytest.mark.parametrize(("lsn_high", "lfs"), [(False, 2**63 + 5), (True, 7)], ids=["lfs", "lsn"])
+def test_db2readlog_prefix_values_beyond_int64_quarantine_the_record(lsn_high, lfs):
+    """db2luw.data._log_row put the filter data's LFS (u64, never checked against the header)
+    into the int64 frame_lfs column: one flipped high bit raised OverflowError in
+    logmart_db2luw, failing the Spark job for the whole file. With a non-zero sqlcode the LSN
+    went the same way unchecked."""
+    lsn = 2**63 + 9 if lsn_high else 1000
+    record = luw_handmade.record("<", luw_handmade.dms("<", 7), lsn=lsn)
+    prefix = struct.pack("<QQQQQQIi", 1, lfs, lsn, 0, 0, 0, len(record), -1 if lsn_high else 0)
+    framed = prefix + record
+    frames = FrameBatch(framed, 0, np.array([0], np.int64), np.array([len(framed)], np.int64))
+    rows = pa.Table.from_batches(list(luw_data.log_batch(frames, "c", "f", "filter", "little")))
+    row = rows.to_pylist()[0]
+    assert row["decode_error"] == (
+        f"the framing prefix of the record at offset 0 says LSN {lsn}, LFS {lfs}: beyond a "
+        "signed 64-bit value, so the prefix is damaged"
+    )
+    assert (row["frame_lsn"], row["frame_lfs"], row["record_bytes"]) == (None, None, framed)

@@ -167,6 +167,12 @@ def _log_row(batch: FrameBatch, start: int, length: int, prefix: _Prefix) -> tup
     offset = batch.file_offset + start
     framed = batch.buffer[start : start + length]
     lsn, lfs, sqlcode = prefix.read(batch.buffer, start)
+    if lsn > _INT64_MAX or (lfs or 0) > _INT64_MAX:
+        reason = (
+            f"the framing prefix of the record at offset {offset} says LSN {lsn}, LFS {lfs}: "
+            "beyond a signed 64-bit value, so the prefix is damaged"
+        )
+        return (offset, length, framed, reason, None, None, sqlcode, *_EMPTY_VALUES)
     if sqlcode != 0:
         reason = (
             f"db2ReadLog returned sqlcode {sqlcode} for the record at offset {offset}: Db2 could "
