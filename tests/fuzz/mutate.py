@@ -563,6 +563,8 @@ class Finding:
     where: str  # the innermost frame in udfs/, or the invariant's message
     file: str
     mutations: list[str]
+    seed: int = 1  # of the capture (with transactions): what --replay generates again
+    transactions: int = 40
     saved: str | None = None
 
 
@@ -623,6 +625,7 @@ def fuzz(
                 (raw / relative).write_bytes(mutated)
                 finding = _run_once(source, raw, run, relative, done, rng, report, seconds_per_run)
                 if finding is not None:
+                    finding.seed, finding.transactions = seed, transactions
                     finding.saved = _save(out, finding, raw, relative) if out else None
                     report.findings.append(finding)
                 (raw / relative).write_bytes(original)
@@ -671,6 +674,7 @@ def _save(out: Path, finding: Finding, raw: Path, relative: Path) -> str:
     """Keep the mutated capture file and what happened, to replay it."""
     folder = out / finding.source / f"run{finding.run:06d}"
     folder.mkdir(parents=True, exist_ok=True)
+    finding.saved = str(folder)
     target = folder / "raw" / relative
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(raw / relative, target)
@@ -678,12 +682,14 @@ def _save(out: Path, finding: Finding, raw: Path, relative: Path) -> str:
     return str(folder)
 
 
-def replay(folder: Path, transactions: int, seed: int) -> None:
-    """Read a saved finding's capture again (its file put back into a fresh capture); raises
-    what the run raised."""
+def replay(folder: Path) -> None:
+    """Read a saved finding's capture again (its file put back into a fresh capture of the same
+    seed and size); raises what the run raised."""
     finding = json.loads((folder / "finding.json").read_text())
     with tempfile.TemporaryDirectory(prefix="logmart-replay-") as work:
-        raw = generate_capture(finding["source"], Path(work), transactions, seed)
+        raw = generate_capture(
+            finding["source"], Path(work), finding["transactions"], finding["seed"]
+        )
         shutil.copyfile(folder / "raw" / finding["file"], raw / finding["file"])
         READERS[finding["source"]](raw, random.Random(0))
 
@@ -706,7 +712,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--replay", type=Path, help="read a saved finding again and raise")
     args = parser.parse_args(argv)
     if args.replay:
-        replay(args.replay, args.transactions, args.seed)
+        replay(args.replay)
         print("replayed without an exception")
         return 0
     sources = tuple(s.strip() for s in args.sources.split(",") if s.strip())

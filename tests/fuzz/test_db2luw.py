@@ -82,25 +82,26 @@ def test_db2readlog_buffers_on_any_bytes(raw, byteorder, framing):
         assert str(exc)
 
 
-def _framed(record: bytes, bo: str, framing: str) -> bytes:
+def _framed(record: bytes, bo: str, framing: str, lfs: int = 7) -> bytes:
     length, _, _, lsn = struct.unpack_from(bo + "IHHQ", record)
     if framing == "lsn":
         return struct.pack(bo + "Q", lsn) + record
-    return struct.pack(bo + "QQQQQQIi", 1, 7, lsn, 0, 0, 0, length, 0) + record
+    return struct.pack(bo + "QQQQQQIi", 1, lfs, lsn, 0, 0, 0, length, 0) + record
 
 
 @fuzz(300)
 @given(st.lists(st.tuples(st.sampled_from(_RECORD_TYPES), st.integers(0, 0xFFFF),
                           st.one_of(component_bodies(), st.binary(max_size=40))),
                 min_size=1, max_size=10),
-       ORDERS, st.sampled_from(["filter", "lsn"]), st.integers(-3, 3))  # fmt: skip
-def test_log_batches_never_raise(items, byteorder, framing, sqlcode):
+       ORDERS, st.sampled_from(["filter", "lsn"]), st.integers(-3, 3),
+       st.one_of(st.integers(0, 2**64 - 1), st.just(2**63)), st.integers(0, 2**64 - 1))  # fmt: skip
+def test_log_batches_never_raise(items, byteorder, framing, sqlcode, lfs, lsn):
     """data.log_batch (the data source's decoder) on framed records with any bodies."""
     bo = _BO[byteorder]
     framed = []
     for n, (rtype, flags, body) in enumerate(items):
-        record = handmade.record(bo, body, rtype=rtype, flags=flags, lsn=1000 + n)
-        frame = bytearray(_framed(record, bo, framing))
+        record = handmade.record(bo, body, rtype=rtype, flags=flags, lsn=(lsn + n) % 2**64)
+        frame = bytearray(_framed(record, bo, framing, lfs))
         if framing == "filter" and n == 0:
             frame[52:56] = struct.pack(bo + "i", sqlcode)
         framed.append(bytes(frame))
