@@ -189,3 +189,16 @@ def test_db2readlog_prefix_values_beyond_int64_quarantine_the_record(lsn_high, l
         "signed 64-bit value, so the prefix is damaged"
     )
     assert (row["frame_lsn"], row["frame_lfs"], row["record_bytes"]) == (None, None, framed)
+
+
+@pytest.mark.parametrize("kind", ["DATE", "DEC", "CHAR", "DTTM"])
+def test_log_master_fixed_columns_of_length_zero_make_the_layout_unusable_not_a_crash(kind):
+    """A blank DLCI LLCOLUMNLEN reaches the layout as 0: decoding a DATE column of width 0 raised
+    ZeroDivisionError and a DEC one IndexError out of logmart_logmaster_row_images."""
+    layout_text = f"E|cp037|latin-1|hfp|Y|1,{kind},0,0,N,,"
+    result = rowimage.row_images_arrow(
+        pa.array([b"\x00\x04\x00\x00"]), pa.array(["I"]), pa.array([layout_text])
+    ).to_pylist()
+    assert result[0]["error"] == (
+        f"table layout unusable: column 1: LLCOLUMNLEN 0 is not the length of a {kind} column"
+    )

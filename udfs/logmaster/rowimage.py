@@ -246,6 +246,10 @@ def _column(
     """Read one column of every live row; returns its rendered values (null where NULL)."""
     what = f"column {col.num} ({col.type})"
     rows = len(cursor.pos)
+    if not col.varying and col.length <= 0:  # a blank or damaged DLCI LLCOLUMNLEN
+        raise values.DecodeError(
+            f"column {col.num}: LLCOLUMNLEN {col.length} is not the length of a {col.type} column"
+        )
     if col.pos is not None and col.pos >= 0:
         # LLCOLUMNPOS counts from the start of the row image: a cross-check only.
         for row in np.flatnonzero((cursor.pos - image_starts != col.pos) & cursor.live()):
