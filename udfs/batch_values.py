@@ -185,13 +185,15 @@ def ieee_floats(matrix: np.ndarray, byteorder: str = "big") -> np.ndarray:
 
 def float_strings(floats: np.ndarray, single: bool) -> tuple[pa.Array, np.ndarray]:
     """Shortest round-trip text, as :func:`udfs.values.render_float` (numpy prints the same)."""
+    # repr of Python floats is ~4x faster than numpy's astype(str), and is the scalar form.
+    texts = list(map(repr, floats.tolist()))
     if single:
-        as32 = floats.astype(np.float32)
-        exact = np.isfinite(as32) & (as32.astype(np.float64) == floats)
-        texts = np.where(exact, as32.astype(str), floats.astype(str))
-    else:
-        texts = floats.astype(str)
-    return pa.array(texts.tolist(), pa.string()), _no_problems(len(floats))
+        with np.errstate(over="ignore", invalid="ignore"):
+            as32 = floats.astype(np.float32)
+        exact = np.flatnonzero(np.isfinite(as32) & (as32.astype(np.float64) == floats))
+        for row, text in zip(exact.tolist(), as32[exact].astype(str).tolist(), strict=True):
+            texts[row] = text
+    return pa.array(texts, pa.string()), _no_problems(len(floats))
 
 
 # --- character dates and times --------------------------------------------------------------------
