@@ -10,6 +10,7 @@ import struct
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from tests.db2luw import handmade as luw_handmade
@@ -21,6 +22,7 @@ from udfs.errors import DecodeError
 from udfs.framing import FrameBatch
 from udfs.logmaster import control, data, rowimage
 from udfs.soliddb import functions as soliddb_functions
+from udfs.soliddb import source as soliddb_source
 
 
 def _soliddb_layout(*columns: tuple[str, str]) -> str:
@@ -201,4 +203,25 @@ def test_log_master_fixed_columns_of_length_zero_make_the_layout_unusable_not_a_
     ).to_pylist()
     assert result[0]["error"] == (
         f"table layout unusable: column 1: LLCOLUMNLEN 0 is not the length of a {kind} column"
+    )
+
+
+def test_a_parquet_export_whose_footer_names_are_not_utf8_is_one_quarantined_record(tmp_path):
+    """soliddb.source.parquet_splits (on the driver) caught OSError and ArrowException only; a
+    footer column name that is not UTF-8 raised UnicodeDecodeError there and failed the whole
+    build instead of quarantining the file."""
+    path = tmp_path / "capture01" / "sys_log.parquet"
+    path.parent.mkdir()
+    pq.write_table(pa.table({"LOGADDR": [b"\x00" * 20], "RECID": [1]}), path)
+    raw = bytearray(path.read_bytes())
+    raw[raw.find(b"LOGADDR") + 1] = 0xFF  # the first copy of the name: the footer's schema
+    path.write_bytes(bytes(raw))
+    with pytest.raises(UnicodeDecodeError):
+        pq.ParquetFile(path).metadata
+    reader = soliddb_source.SolidDbReader({"path": str(tmp_path), "raw_root": str(tmp_path)},
+                                          "sys_log")  # fmt: skip
+    rows = [row for part in reader.partitions() for b in reader.read(part) for row in b.to_pylist()]
+    assert [(row["raw_offset"], row["record_length"]) for row in rows] == [(0, len(raw))]
+    assert rows[0]["decode_error"].startswith(
+        "the file could not be read as a parquet SYS_LOG export ('utf-8' codec can't decode"
     )

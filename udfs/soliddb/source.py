@@ -227,7 +227,7 @@ def parquet_splits(path: Path, split_rows: int) -> list[list[int] | None]:
     (also when the footer cannot be read: the executor then reports the failure)."""
     try:
         metadata = pq.ParquetFile(path).metadata
-    except (OSError, pa.ArrowException):
+    except (OSError, pa.ArrowException, ValueError):  # ValueError: a name that is not UTF-8
         return [None]
     runs: list[list[int] | None] = []
     run: list[int] = []
