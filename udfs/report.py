@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import html
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,6 +25,16 @@ OPERATION_COLORS = {
 DISPOSITION_COLORS = {"committed": "#2e8b57", "aborted": "#d62728", "in_flight": "#ff9f1c"}
 MAX_HOURS = 72
 MAX_BARS = 20
+MAX_TIMELINE_ROWS = 100
+# Schema change kinds get colours in a fixed order (kinds not listed share the last one).
+KIND_PALETTE = (
+    ("create_table", "#2e8b57"), ("initialize_table", "#8fd19e"), ("drop_table", "#d62728"),
+    ("add_column", "#1f77b4"), ("drop_column", "#ff7f0e"), ("alter_column", "#17becf"),
+    ("rename_table", "#9467bd"), ("rename_column", "#c5b0d5"), ("alter_table", "#aec7e8"),
+    ("truncate", "#7f7f7f"), ("create_index", "#bcbd22"), ("drop_index", "#8c564b"),
+    ("exchange", "#e377c2"), ("db2_command", "#393b79"), ("status_change", "#637939"),
+)  # fmt: skip
+OTHER_KIND_COLOR = "#ff9f1c"
 
 
 @dataclass
@@ -253,7 +263,55 @@ def charts(spark: Any) -> list[Chart]:
             True,
         )
     )
+    out.append(ddl_chart(q))
     return out
+
+
+def ddl_chart(q: Callable[[str], list[dict]]) -> Chart:
+    """Schema changes per hour, one stack segment per change kind (marts.rpt_ddl_timeline)."""
+    rows = q(
+        "select date_format(happened_hour, 'yyyy-MM-dd HH:00') as hour, change_kind, "
+        "count(*) as n from marts.rpt_ddl_timeline where happened_hour is not null "
+        "group by 1, 2 order by 1"
+    )
+    kept = sorted({r["hour"] for r in rows})[-MAX_HOURS:]
+    palette = dict(KIND_PALETTE)
+    categories, series = _stack(
+        [r for r in rows if r["hour"] in kept], "hour", "change_kind", "n", list(palette)
+    )
+    timeless = "select count(*) as n from marts.rpt_ddl_timeline where happened_hour is null"
+    untimed = q(timeless)[0]["n"]
+    return Chart(
+        "Schema changes (DDL) per hour, by kind",
+        categories,
+        series,
+        {kind: palette.get(kind, OTHER_KIND_COLOR) for kind in series},
+        f"{untimed} schema changes have no time in their log (solidDB); the timeline below "
+        "lists them in log order."
+        if untimed
+        else "",
+    )
+
+
+def ddl_rows(spark: Any) -> list[list[Any]]:
+    """The first rows of every capture's DDL timeline (marts.rpt_ddl_timeline)."""
+    return [
+        [
+            r.source_system,
+            r.capture,
+            r.timeline_seq,
+            r.happened_ts,
+            r.table_full_name or r.object_name,
+            r.change_kind,
+            "committed" if r.took_effect else r.disposition,
+            r.statement_text if len(r.statement_text) <= 120 else r.statement_text[:119] + "…",
+        ]
+        for r in spark.sql(
+            "select * from marts.rpt_ddl_timeline "
+            "order by source_system, capture, timeline_seq "
+            f"limit {MAX_TIMELINE_ROWS}"
+        ).collect()
+    ]
 
 
 def build(spark: Any) -> str:
@@ -322,6 +380,12 @@ def build(spark: Any) -> str:
             open_rows,
             "No transaction was open at the end of a capture.",
         ),
+        ddl_table=table(
+            "DDL timeline (schema changes in log order, per capture)",
+            ["source", "capture", "#", "when", "table or object", "kind", "outcome", "statement"],
+            ddl_rows(spark),
+            "No schema changes in the logs.",
+        ),
         top_table=table(
             "Most changed rows (top 3 per table)",
             ["source", "capture", "table", "row key", "versions", "last change"],
@@ -357,12 +421,13 @@ th, td {{ border-bottom: 1px solid #ddd; padding: 3px 8px; text-align: left; }}
 <h1>logmart report</h1>
 <p class="note">Generated {generated} from the marts (agg_changes_by_hour,
 agg_transaction_profile, agg_transaction_outcomes, rpt_open_transactions,
-rpt_top_changed_rows).</p>
+rpt_top_changed_rows, rpt_ddl_timeline).</p>
 <p class="summary"><span><b>{sources}</b> sources</span><span><b>{captures}</b> captures</span>
 <span><b>{changes}</b> changes</span><span><b>{transactions}</b> transactions</span>
 <span><b>{quarantined}</b> records quarantined</span></p>
 {figures}
 {open_table}
+{ddl_table}
 {top_table}
 <script>
 // Checks that each chart drew: its marks have a size once laid out (read by the tests).

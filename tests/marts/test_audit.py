@@ -93,6 +93,23 @@ def test_top_changed_rows_rank_by_versions(spark, demo):
             assert row.version_count == most
 
 
+def test_ddl_timeline_lists_every_schema_change_in_log_order(spark, demo):
+    changes = count(spark, "select count(*) from marts.fct_schema_changes")
+    assert changes > 0
+    assert count(spark, "select count(*) from marts.rpt_ddl_timeline") == changes
+    rows = spark.sql(
+        "select source_system, capture, timeline_seq, log_position, happened_ts "
+        "from marts.rpt_ddl_timeline order by source_system, capture, timeline_seq"
+    ).collect()
+    last: dict[tuple, tuple] = {}
+    for r in rows:
+        seq, position = last.get((r.source_system, r.capture), (0, ""))
+        assert r.timeline_seq == seq + 1 and r.log_position >= position
+        last[(r.source_system, r.capture)] = (r.timeline_seq, r.log_position)
+    timed = {r.source_system for r in rows if r.happened_ts is not None}
+    assert timed == {"db2zos", "db2luw"}  # solidDB logs no times
+
+
 def chromium() -> str | None:
     for name in ("chromium", "chromium-browser", "google-chrome", "chrome"):
         found = shutil.which(name)
@@ -108,7 +125,11 @@ def test_report_is_one_offline_page_whose_charts_draw(spark, demo, tmp_path, cap
     page = out.read_text("utf-8")
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page)  # nothing fetched
     charts = page.count('<svg class="chart"')
-    assert charts == 6
+    assert charts == 7
+    assert "Schema changes (DDL) per hour, by kind" in page
+    timeline = page.split("DDL timeline", 1)[1].split("</table>", 1)[0]
+    listed = count(spark, "select least(count(*), 100) from marts.rpt_ddl_timeline")
+    assert listed > 0 and timeline.count("<tr>") == listed + 1  # + the header row
     browser = chromium()
     if browser is None:
         pytest.skip("no Chromium here (apt-get install chromium) to render the report")
