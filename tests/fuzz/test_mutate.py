@@ -13,7 +13,7 @@ import pytest
 from tests.fuzz import mutate
 
 # runs per source: reading a Log Master extract (its control file parsed each time) is the slowest
-RUNS = {"db2zos": 30, "db2luw": 80, "soliddb": 50}
+RUNS = {"db2zos": 60, "db2luw": 150, "soliddb": 90}
 
 
 @pytest.mark.parametrize("source", mutate.SOURCES)
