@@ -1,22 +1,42 @@
 """The build: raw files -> raw tables (Spark data sources, on executors) -> ``dbt build``.
 
 Each source contributes a :class:`RawTable` list: a Spark data source read that frames and
-decodes its files, written as a Parquet table in schema ``raw``. A source whose folder is
-absent still gets its (empty) tables, so the dbt models always have their sources.
+decodes its files, written as a Parquet table in schema ``raw``, partitioned by file. A source
+whose folder is absent still gets its (empty) tables, so the dbt models always have their
+sources. Builds are incremental: only new or changed files are decoded, and a copy of a file
+is listed but not decoded again (:mod:`udfs.raw_files`; docs/architecture.md).
 """
 
 from __future__ import annotations
 
+import datetime as dt
+import hashlib
 import os
+import shutil
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import DataFrame, Row, SparkSession
+from pyspark.sql import functions as F
 
 from udfs.errors import LogmartError
+from udfs.raw_files import (
+    CAPTURES_SCHEMA,
+    FILES_SCHEMA,
+    SOURCE_FOLDERS,
+    RawFile,
+    capture_rows,
+    fill_content_hashes,
+    fill_load_keys,
+    list_files,
+    mark_duplicates,
+    tree_version,
+)
 
 RAW_SCHEMA = "raw"
+PARTITION_COLUMN = "source_file"  # raw tables hold one partition per file
 
 
 @dataclass(frozen=True)
@@ -30,6 +50,12 @@ class RawTable:
     # Options a user sets: option -> (environment variable, accepted values). The CLI's flags
     # (e.g. `logmart build --db2luw-byteorder big`) set these variables.
     settings: dict[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
+    # The file kinds (raw.files.file_kind) whose records this table holds.
+    kinds: frozenset[str] = frozenset()
+
+    @property
+    def source_system(self) -> str:
+        return {folder: system for system, folder in SOURCE_FOLDERS.items()}[self.folder]
 
     def resolved_options(self, environ: dict[str, str] | None = None) -> dict[str, str]:
         """The options with the user's settings applied; a bad value is a LogmartError."""
@@ -62,8 +88,20 @@ DB2LUW_BYTEORDER = ("LOGMART_DB2LUW_BYTEORDER", ("little", "big"))
 
 
 RAW_TABLES = [
-    RawTable("logmaster_control_records", "logmart_logmaster", "logmaster", {"records": "control"}),
-    RawTable("logmaster_data_records", "logmart_logmaster", "logmaster", {"records": "data"}),
+    RawTable(
+        "logmaster_control_records",
+        "logmart_logmaster",
+        "logmaster",
+        {"records": "control"},
+        kinds=frozenset({"control"}),
+    ),
+    RawTable(
+        "logmaster_data_records",
+        "logmart_logmaster",
+        "logmaster",
+        {"records": "data"},
+        kinds=frozenset({"data"}),
+    ),
     # Db2 LUW: framing (filter | lsn) and byte order (little | big) of the capture files.
     RawTable(
         "db2luw_log_records",
@@ -71,14 +109,43 @@ RAW_TABLES = [
         "db2luw",
         {"records": "log", "framing": "filter", "byteorder": "little"},
         {"framing": DB2LUW_FRAMING, "byteorder": DB2LUW_BYTEORDER},
+        kinds=frozenset({"log"}),
     ),
-    RawTable("db2luw_catalog_tables", "logmart_db2luw", "db2luw", {"records": "catalog_tables"}),
-    RawTable("db2luw_catalog_columns", "logmart_db2luw", "db2luw", {"records": "catalog_columns"}),
-    # solidDB: SYS_LOG exports and catalog exports (code pages are dbt vars: soliddb_*_codec).
-    RawTable("soliddb_sys_log", "logmart_soliddb", "soliddb", {"records": "sys_log"}),
-    RawTable("soliddb_catalog_tables", "logmart_soliddb", "soliddb", {"records": "catalog_tables"}),
     RawTable(
-        "soliddb_catalog_columns", "logmart_soliddb", "soliddb", {"records": "catalog_columns"}
+        "db2luw_catalog_tables",
+        "logmart_db2luw",
+        "db2luw",
+        {"records": "catalog_tables"},
+        kinds=frozenset({"catalog"}),
+    ),
+    RawTable(
+        "db2luw_catalog_columns",
+        "logmart_db2luw",
+        "db2luw",
+        {"records": "catalog_columns"},
+        kinds=frozenset({"catalog"}),
+    ),
+    # solidDB: SYS_LOG exports and catalog exports (code pages are dbt vars: soliddb_*_codec).
+    RawTable(
+        "soliddb_sys_log",
+        "logmart_soliddb",
+        "soliddb",
+        {"records": "sys_log"},
+        kinds=frozenset({"parquet", "csv", "jsonl"}),
+    ),
+    RawTable(
+        "soliddb_catalog_tables",
+        "logmart_soliddb",
+        "soliddb",
+        {"records": "catalog_tables"},
+        kinds=frozenset({"catalog_tables"}),
+    ),
+    RawTable(
+        "soliddb_catalog_columns",
+        "logmart_soliddb",
+        "soliddb",
+        {"records": "catalog_columns"},
+        kinds=frozenset({"catalog_columns"}),
     ),
 ]
 
@@ -101,51 +168,258 @@ def register_udfs(spark: SparkSession) -> None:
     register_functions(spark)
 
 
-FILES_SCHEMA = (
-    "source_system string, capture string, source_file string, file_kind string, size_bytes bigint"
-)
+# --- the raw load -------------------------------------------------------------------------------
 
 
-def list_files(raw_root: Path) -> list[tuple]:
-    """Every file of every source under ``raw_root`` (a listing; nothing is read but a few
-    first bytes): what the reconciliation counts from, so an empty file still shows."""
-    from udfs.db2luw import source as db2luw
-    from udfs.logmaster.source import discover
-    from udfs.soliddb import source as soliddb
+@dataclass
+class LoadReport:
+    """What a raw load did: files decoded, kept from the last build, dropped, copies."""
 
-    rows = []
-    for log_file in discover(raw_root / "logmaster", raw_root):
-        rows.append(("db2zos", log_file.capture, log_file.relative, log_file.kind, log_file.size))
-    for f in db2luw.discover(raw_root / "db2luw", raw_root):
-        rows.append(("db2luw", f.capture, f.relative, f.kind, f.size))
-    for f in soliddb.discover(raw_root / "soliddb", raw_root):
-        rows.append(("soliddb", f.capture, f.relative, f.kind, f.size))
-    return rows
+    mode: str  # 'full' (every raw table rewritten) | 'incremental'
+    decoded: list[str]
+    unchanged: int
+    removed: list[str]
+    duplicates: dict[str, str]  # copy -> the file decoded in its place
+    hashed: int  # files whose bytes were read to hash them
+    dbt_full_refresh: bool  # logmart's code changed since the last build
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "mode": self.mode,
+            "files_decoded": len(self.decoded),
+            "files_unchanged": self.unchanged,
+            "files_removed": len(self.removed),
+            "duplicates": len(self.duplicates),
+            "files_hashed": self.hashed,
+        }
 
 
-def load_raw(spark: SparkSession, raw_root: Path) -> None:
-    """Frame and decode every file under ``raw_root`` into the ``raw`` tables."""
-    spark.sql(f"create database if not exists {RAW_SCHEMA}")
+def source_settings() -> dict[str, dict[str, str]]:
+    """Per source system, the options its files are decoded with (user settings applied)."""
+    settings: dict[str, dict[str, str]] = {}
     for table in RAW_TABLES:
-        frame = table.read(spark, raw_root)
-        frame.write.mode("overwrite").format("parquet").saveAsTable(f"{RAW_SCHEMA}.{table.name}")
-    files = spark.createDataFrame(list_files(raw_root), FILES_SCHEMA)
-    files.write.mode("overwrite").format("parquet").saveAsTable(f"{RAW_SCHEMA}.files")
+        options = settings.setdefault(table.source_system, {})
+        options.update((k, v) for k, v in table.resolved_options().items() if k != "records")
+    return settings
 
 
-def build(spark: SparkSession, raw_root: Path, warehouse: Path, target: str = "local") -> dict:
-    """Load the raw tables, run ``dbt build``, and return the summary the CLI prints."""
+def raw_version() -> str:
+    """The decoders' code (the udfs package): when it changes, every file is decoded again."""
+    return tree_version(Path(__file__).resolve().parent, ["**/*.py"])
+
+
+def code_version() -> str:
+    """The decoders and the dbt project (models, macros, seeds): when it changes, the
+    incremental models are rebuilt from scratch (``dbt build --full-refresh``)."""
+    from udfs.dbt_runner import project_dir
+
+    project = tree_version(
+        project_dir(), ["models/**/*", "macros/**/*", "seeds/**/*", "dbt_project.yml"]
+    )
+    return hashlib.sha256(f"{raw_version()}:{project}".encode()).hexdigest()
+
+
+def _table(name: str) -> str:
+    return f"{RAW_SCHEMA}.{name}"
+
+
+def _previous_state(spark: SparkSession) -> tuple[dict[str, Row], Row | None]:
+    """raw.files of the last build by path, and one raw.captures row (its code versions)."""
+    files: dict[str, Row] = {}
+    if spark.catalog.tableExists(_table("files")):
+        columns = set(spark.table(_table("files")).columns)
+        if {"content_hash", "load_key", "loaded_at", "modified_ns"} <= columns:
+            files = {row.source_file: row for row in spark.table(_table("files")).collect()}
+    version = None
+    if spark.catalog.tableExists(_table("captures")):
+        version = spark.table(_table("captures")).select("raw_version", "code_version").first()
+    return files, version
+
+
+def _is_partitioned_by_file(spark: SparkSession, table: RawTable) -> bool:
+    name = _table(table.name)
+    if not spark.catalog.tableExists(name):
+        return False
+    partitions = [c.name for c in spark.catalog.listColumns(name) if c.isPartition]
+    return partitions == [PARTITION_COLUMN]
+
+
+def _mirror(folder: Path, files: list[RawFile]) -> Path:
+    """A folder of symbolic links laid out as the raw root, holding only ``files``: what a
+    data source reads when only some files are to be decoded (it lists a folder)."""
+    if folder.exists():
+        shutil.rmtree(folder)
+    for f in files:
+        link = folder / f.source_file
+        link.parent.mkdir(parents=True, exist_ok=True)
+        link.symlink_to(f.path)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def _with_context(files: list[RawFile], loads: list[RawFile]) -> list[RawFile]:
+    """``loads`` and what reading them needs: a Log Master data file is decoded with its
+    extract's (first) control file, so every control file of that extract comes along."""
+    extracts = {f.capture for f in loads if f.source_system == "db2zos" and f.file_kind == "data"}
+    context = [
+        f for f in files
+        if f.source_system == "db2zos" and f.file_kind == "control" and f.capture in extracts
+    ]  # fmt: skip
+    return sorted({f.source_file: f for f in [*loads, *context]}.values(), key=_path)
+
+
+def _path(f: RawFile) -> str:
+    return f.source_file
+
+
+def _drop_partitions(spark: SparkSession, table: RawTable, paths: list[str]) -> None:
+    for start in range(0, len(paths), 200):
+        specs = ", ".join(
+            f"partition ({PARTITION_COLUMN} = {_literal(path)})"
+            for path in paths[start : start + 200]
+        )
+        spark.sql(f"alter table {_table(table.name)} drop if exists {specs}")
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def _write_raw(
+    spark: SparkSession, table: RawTable, root: Path, wanted: list[str], full: bool
+) -> None:
+    """Decode ``wanted`` files (read from ``root``) into ``table``: a new table when ``full``,
+    else appended as new partitions."""
+    frame = table.read(spark, root).where(F.col("source_file").isin(wanted))
+    writer = frame.write.format("parquet").partitionBy(PARTITION_COLUMN)
+    if full:
+        spark.sql(f"drop table if exists {_table(table.name)}")
+        writer.mode("overwrite").saveAsTable(_table(table.name))
+    else:
+        writer.mode("append").saveAsTable(_table(table.name))
+
+
+def _write_listing(spark: SparkSession, name: str, rows: list, schema: str) -> None:
+    frame = spark.createDataFrame(rows, schema).coalesce(1)
+    frame.write.mode("overwrite").format("parquet").saveAsTable(_table(name))
+
+
+def _file_row(f: RawFile, loaded_at: dt.datetime | None) -> tuple:
+    return (f.source_system, f.log_stream, f.capture, f.source_file, f.file_kind, f.size_bytes,
+            f.modified_ns, f.content_hash, f.duplicate_of, f.load_key, loaded_at)  # fmt: skip
+
+
+def load_raw(
+    spark: SparkSession, raw_root: Path, scratch: Path | None = None, full: bool = False
+) -> LoadReport:
+    """Decode the files under ``raw_root`` that are new or changed since the last build into
+    the ``raw`` tables (partitioned by file), drop the rows of files that are gone, and list
+    every file (``raw.files``) and capture (``raw.captures``). ``full`` decodes everything.
+
+    A file is decoded again when its load key changes (bytes, settings, decoders, for a Log
+    Master data file its extract's control file); a copy of another file of its log stream is
+    listed with ``duplicate_of`` and not decoded. ``scratch`` is a folder for the symbolic
+    links the data sources read (on a cluster, on the shared filesystem).
+    """
+    raw_root = Path(raw_root).expanduser().resolve()
+    if not spark.catalog.databaseExists(RAW_SCHEMA):  # (Hive logs an error for "if not exists")
+        spark.sql(f"create database {RAW_SCHEMA}")
+    previous, versions = _previous_state(spark)
+    settings = source_settings()
+    decoders, code = raw_version(), code_version()
+    files = list_files(raw_root)
+    known = {p: (r.size_bytes, r.modified_ns, r.content_hash) for p, r in previous.items()}
+    hashed = fill_content_hashes(spark, files, known)
+    mark_duplicates(files)
+    fill_load_keys(files, settings, decoders)
+
+    full = (
+        full
+        or versions is None
+        or versions.raw_version != decoders
+        or not all(_is_partitioned_by_file(spark, t) for t in RAW_TABLES)
+    )
+    loading = [f for f in files if f.loads]
+    if not full:
+        loading = [
+            f for f in loading
+            if f.source_file not in previous or previous[f.source_file].load_key != f.load_key
+        ]  # fmt: skip
+    reloaded = {f.source_file for f in loading}
+    staying = {f.source_file for f in files if f.loads} - reloaded
+    removed = sorted(p for p, r in previous.items() if r.loaded_at and p not in staying)
+    if not full:
+        # What stays valid, first: if the load breaks off, the next build redoes the rest.
+        kept = [r for p, r in previous.items() if p in staying or not r.loaded_at]
+        _write_listing(spark, "files", kept, FILES_SCHEMA)
+
+    scratch_dir = Path(scratch) if scratch else Path(tempfile.mkdtemp(prefix="logmart-load-"))
+    try:
+        for system in SOURCE_FOLDERS:
+            tables = [t for t in RAW_TABLES if t.source_system == system]
+            loads = [f for f in loading if f.source_system == system]
+            if not full:
+                gone = [p for p in removed if previous[p].source_system == system]
+                for table in tables:
+                    _drop_partitions(spark, table, gone)
+            if not loads and not full:
+                continue
+            root = _mirror(scratch_dir / system, _with_context(files, loads))
+            for table in tables:
+                wanted = [f.source_file for f in loads if f.file_kind in table.kinds]
+                if wanted or full:
+                    _write_raw(spark, table, root, wanted, full)
+    finally:
+        shutil.rmtree(scratch_dir, ignore_errors=True)
+
+    now = dt.datetime.now(dt.UTC)
+    rows = []
+    for f in files:
+        before = previous.get(f.source_file)
+        if f.source_file in reloaded:
+            loaded_at = now
+        elif f.loads and before is not None:
+            loaded_at = before.loaded_at
+        else:
+            loaded_at = None
+        rows.append(_file_row(f, loaded_at))
+    _write_listing(spark, "files", rows, FILES_SCHEMA)
+    captures = [(*row, decoders) for row in capture_rows(files, settings, code)]
+    _write_listing(spark, "captures", captures, CAPTURES_SCHEMA)
+    return LoadReport(
+        mode="full" if full else "incremental",
+        decoded=sorted(reloaded),
+        unchanged=len(staying),
+        removed=[p for p in removed if p not in reloaded],
+        duplicates={f.source_file: f.duplicate_of for f in files if f.duplicate_of},
+        hashed=hashed,
+        dbt_full_refresh=versions is None or versions.code_version != code,
+    )
+
+
+def build(
+    spark: SparkSession,
+    raw_root: Path,
+    warehouse: Path,
+    target: str = "local",
+    full_refresh: bool = False,
+) -> dict:
+    """Load the raw tables (new and changed files only), run ``dbt build`` (incremental
+    models recompute only changed captures), and return the summary the CLI prints.
+    ``full_refresh`` decodes every file again and rebuilds every model from scratch."""
     from udfs.dbt_runner import run_dbt
 
-    raw_root = Path(raw_root).expanduser().resolve()
     register_udfs(spark)
-    load_raw(spark, raw_root)
-    if not run_dbt(spark, ["build"], warehouse, target):
+    report = load_raw(spark, raw_root, Path(warehouse) / "loading", full=full_refresh)
+    args = ["build"]
+    if full_refresh or report.dbt_full_refresh:
+        args.append("--full-refresh")
+    if not run_dbt(spark, args, warehouse, target):
         raise LogmartError(
             f"dbt build failed; see {Path(warehouse) / 'dbt' / 'logs' / 'dbt.log'} and rerun "
             "`logmart dbt build` after fixing the cause"
         )
-    return summary(spark)
+    return {**summary(spark), "load": report.as_dict()}
 
 
 def summary(spark: SparkSession) -> dict[str, Any]:

@@ -3,6 +3,7 @@
 -- `order by commit_position, change_seq` over committed changes is the log order of the work.
 -- `column_types` is optional in the contract: null for a source whose model lacks it.
 -- `op` / `_change_type` name each change as Debezium and Delta's change data feed do.
+-- A transaction is (source_system, log_stream, transaction_id): it may span captures.
 with
 
 changes as (
@@ -48,6 +49,7 @@ changes as (
 
 select
     *,
+    {{ log_stream('capture') }} as log_stream,
     case operation
         when 'insert' then 'c'
         when 'update' then 'u'

@@ -1,4 +1,6 @@
--- One row per transaction (unit of recovery), every source.
+-- One row per transaction (unit of recovery), every source. A transaction is identified by its
+-- log stream and id: one still open at the end of a capture and committed in the next capture
+-- of the stream is one row, with the changes of both.
 with
 
 changes as (
@@ -8,7 +10,10 @@ changes as (
 transactions as (
     select
         source_system,
-        capture,
+        log_stream,
+        -- the capture of its first change, and every capture holding its changes
+        min_by(capture, change_seq) as capture,
+        array_sort(collect_set(capture)) as captures,
         transaction_id,
         -- A commit or abort seen in any record settles the transaction; else it is in flight.
         case
@@ -34,7 +39,7 @@ transactions as (
         min(correlation_id) as correlation_id,
         min(connection_id) as connection_id
     from changes
-    group by source_system, capture, transaction_id
+    group by source_system, log_stream, transaction_id
 )
 
 select * from transactions

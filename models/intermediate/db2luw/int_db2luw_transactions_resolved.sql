@@ -1,35 +1,58 @@
--- One row per Db2 LUW transaction (TID) of a capture: how it ended in the capture and where.
--- A commit (normal commit or local pending list) or an abort record ends it; a transaction
--- whose records all carry the singular-transaction flag (0x0010) ends with its last record
--- (no commit/abort record follows); anything else is still in flight when the capture ends.
+-- One row per Db2 LUW transaction (TID) of a capture: how it ended. A commit (normal commit or
+-- local pending list) or an abort record ends it; a transaction whose records all carry the
+-- singular-transaction flag (0x0010) ends with its last record (no commit/abort record
+-- follows); anything else is still in flight when the log read ends. TIDs are unique in a
+-- database's log, so a transaction is resolved over every capture of its log stream: one open
+-- at the end of one capture and committed in the next is committed in both rows.
 -- commit_position is the commit record's LFS then LSN, 16 hex digits each: its text order is
 -- commit order (LFS orders commits across log streams, LSN inside one).
 with
 
 records as (
-    select * from {{ ref('stg_db2luw__log_records') }}
+    select
+        *,
+        {{ log_stream('capture') }} as log_stream
+    from {{ ref('stg_db2luw__log_records') }}
     where is_decoded and tid is not null
 ),
 
 events as (
-    select * from {{ ref('stg_db2luw__transaction_events') }}
+    select
+        *,
+        {{ log_stream('capture') }} as log_stream
+    from {{ ref('stg_db2luw__transaction_events') }}
+),
+
+captures as (
+    -- every capture holding a record of the transaction
+    select distinct
+        capture,
+        log_stream,
+        tid
+    from records
+    union
+    select distinct
+        capture,
+        log_stream,
+        tid
+    from events
 ),
 
 record_spans as (
     select
-        capture,
+        log_stream,
         tid,
         min(lsn) as first_lsn,
         max_by(named_struct('lsn', lsn, 'lfs', lfs), lsn) as last_record,
         bool_and(singular_transaction) as is_singular
     from records
     where kind not in ('commit', 'abort')
-    group by capture, tid
+    group by log_stream, tid
 ),
 
 ends as (
     select
-        capture,
+        log_stream,
         tid,
         max_by(
             named_struct(
@@ -44,7 +67,7 @@ ends as (
             lsn
         ) as end_event
     from events
-    group by capture, tid
+    group by log_stream, tid
 ),
 
 resolved as (
@@ -56,8 +79,8 @@ resolved as (
         ends.end_event.authid,
         ends.end_event.source_file as end_source_file,
         ends.end_event.raw_offset as end_raw_offset,
-        coalesce(record_spans.capture, ends.capture) as capture,
-        coalesce(record_spans.tid, ends.tid) as tid,
+        captures.capture,
+        captures.tid,
         case
             when ends.end_event.event_kind = 'commit' then 'committed'
             when ends.end_event.event_kind = 'abort' then 'aborted'
@@ -76,11 +99,15 @@ resolved as (
                     lpad(hex(record_spans.last_record.lsn), 16, '0')
                 )
         end as commit_position
-    from record_spans
-    full outer join ends
+    from captures
+    left join record_spans
         on
-            record_spans.capture = ends.capture
-            and record_spans.tid = ends.tid
+            captures.log_stream = record_spans.log_stream
+            and captures.tid = record_spans.tid
+    left join ends
+        on
+            captures.log_stream = ends.log_stream
+            and captures.tid = ends.tid
 )
 
 select * from resolved

@@ -2,12 +2,25 @@
 -- segments: each is a full LLDF record whose DATA slice is one piece of DATA, in SEGNUM order
 -- (README interpretation 7). A change with a missing or repeated segment keeps no DATA and
 -- says why in reassembly_error; its records are quarantined downstream.
+-- Incremental by capture (macros/incremental.sql): a build reassembles only new or changed
+-- extracts.
+{{ config(
+    materialized='incremental',
+    incremental_strategy='insert_overwrite',
+    partition_by=['capture_fingerprint'],
+    on_schema_change='fail',
+    pre_hook="{{ drop_stale_capture_partitions('db2zos', '') }}"
+) }}
 {%- set columns = logmaster_change_columns() %}
 with
 
+captures as (
+    {{ captures_to_build('db2zos', '') }}
+),
+
 records as (
     select * from {{ ref('stg_logmaster__lldf') }}
-    where is_decoded
+    where is_decoded and {{ captures_to_build_filter('db2zos', '') }}
 ),
 
 whole_records as (
@@ -125,8 +138,17 @@ reassembled_records as (
             )
         end as reassembly_error
     from checked_groups
+),
+
+all_changes as (
+    select * from whole_records
+    union all
+    select * from reassembled_records
 )
 
-select * from whole_records
-union all
-select * from reassembled_records
+select
+    all_changes.*,
+    captures.capture_fingerprint
+from all_changes
+inner join captures
+    on all_changes.capture = captures.capture

@@ -1,18 +1,41 @@
 -- Every reassembled row change with its table version and its row images decoded by the
 -- registered UDF logmart_logmaster_row_images (values in column order, zipped here with the
 -- column names). decode_error says why a change could not be decoded.
+-- Incremental by capture (macros/incremental.sql): a build decodes only new or changed
+-- extracts; the table layouts come from each extract's own control file.
+{{ config(
+    materialized='incremental',
+    incremental_strategy='insert_overwrite',
+    partition_by=['capture_fingerprint'],
+    on_schema_change='fail',
+    pre_hook="{{ drop_stale_capture_partitions('db2zos', decode_settings('logmaster')) }}"
+) }}
 with
 
+captures as (
+    {{ captures_to_build('db2zos', decode_settings('logmaster')) }}
+),
+
 changes as (
-    select changes.*
+    select
+        changes.* except (capture_fingerprint),
+        captures.capture_fingerprint
     from {{ ref('int_logmaster_changes_reassembled') }} as changes
     inner join {{ ref('logmaster_change_types') }} as change_types
         on changes.change_type = change_types.change_type
-    where changes.reassembly_error is null and change_types.is_row_change
+    inner join captures
+        on changes.capture = captures.capture
+    where
+        changes.reassembly_error is null
+        and change_types.is_row_change
+        and {{
+            captures_to_build_filter('db2zos', decode_settings('logmaster'), 'changes.capture')
+        }}
 ),
 
 layouts as (
     select * from {{ ref('int_logmaster_table_layouts') }}
+    where {{ captures_to_build_filter('db2zos', decode_settings('logmaster')) }}
 ),
 
 versions as (

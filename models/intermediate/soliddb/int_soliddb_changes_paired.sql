@@ -10,6 +10,7 @@ with
 row_records as (
     select
         images.*,
+        grouped.log_stream,
         grouped.transaction_id,
         grouped.transaction_disposition,
         grouped.is_capture_off_transaction,
@@ -35,7 +36,7 @@ neighbours as (
         lead(decode_error) over same_table as next_decode_error
     from row_records
     window same_table as (
-        partition by capture, transaction_id, relid
+        partition by log_stream, transaction_id, relid
         order by logaddr_hex, source_file, raw_offset
     )
 ),
@@ -203,7 +204,7 @@ sequenced as (
     select
         *,
         row_number() over (
-            partition by capture, transaction_id
+            partition by {{ log_stream('capture') }}, transaction_id
             order by log_position, raw_file, raw_offset
         ) as change_seq
     from warned

@@ -3,11 +3,14 @@
 -- transaction's disposition. TRXIDs restart (after a server restart, say): a TRX_START, or the
 -- first record after the TRXID's COMMIT, starts a new incarnation "<trxid>#<n>". solidDB logs
 -- no aborts: a transaction without COMMIT is in_flight, or aborted once its TRXID is reused.
+-- Records group over every capture of the log stream, in LOGADDR order: a transaction open at
+-- the end of one capture and committed in the next is one transaction, committed.
 with
 
 transaction_records as (
     select
         source_system,
+        {{ log_stream('capture') }} as log_stream,
         capture,
         source_file,
         raw_offset,
@@ -33,7 +36,7 @@ with_previous as (
     select
         *,
         lag(record_kind) over (
-            partition by capture, trxid order by logaddr_hex, source_file, raw_offset
+            partition by log_stream, trxid order by logaddr_hex, source_file, raw_offset
         ) as previous_kind
     from transaction_records
 ),
@@ -44,7 +47,7 @@ incarnations as (
         sum(
             if(record_kind = 'trx_start' or coalesce(previous_kind, 'commit') = 'commit', 1, 0)
         ) over (
-            partition by capture, trxid
+            partition by log_stream, trxid
             order by logaddr_hex, source_file, raw_offset
             rows between unbounded preceding and current row
         ) as incarnation
@@ -53,7 +56,7 @@ incarnations as (
 
 transactions as (
     select
-        capture,
+        log_stream,
         trxid,
         incarnation,
         bool_or(record_kind = 'trx_start') as has_trx_start,
@@ -61,7 +64,7 @@ transactions as (
         max(if(record_kind = 'commit', logaddr_hex, null)) as commit_position,
         min(logaddr_hex) as begin_position
     from incarnations
-    group by capture, trxid, incarnation
+    group by log_stream, trxid, incarnation
 ),
 
 dispositions as (
@@ -73,7 +76,8 @@ dispositions as (
         end as transaction_id,
         case
             when commit_position is not null then 'committed'
-            when incarnation < max(incarnation) over (partition by capture, trxid) then 'aborted'
+            when incarnation < max(incarnation) over (partition by log_stream, trxid)
+                then 'aborted'
             else 'in_flight'
         end as transaction_disposition
     from transactions
@@ -82,6 +86,7 @@ dispositions as (
 grouped as (
     select
         incarnations.source_system,
+        incarnations.log_stream,
         incarnations.capture,
         incarnations.source_file,
         incarnations.raw_offset,
@@ -104,7 +109,7 @@ grouped as (
     from incarnations
     inner join dispositions
         on
-            incarnations.capture = dispositions.capture
+            incarnations.log_stream = dispositions.log_stream
             and incarnations.trxid = dispositions.trxid
             and incarnations.incarnation = dispositions.incarnation
 )

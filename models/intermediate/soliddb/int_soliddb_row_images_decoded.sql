@@ -2,16 +2,35 @@
 -- the layout of its table (RELID) in force at its LOGADDR and its DATA decoded by the registered
 -- UDF logmart_soliddb_row (values in column order, zipped here with the column names).
 -- decode_error says why a record could not be decoded.
+-- Incremental by capture (macros/incremental.sql): a build decodes only new or changed
+-- captures; layouts come from each capture's own catalog export and logged DDL.
+{{ config(
+    materialized='incremental',
+    incremental_strategy='insert_overwrite',
+    partition_by=['capture_fingerprint'],
+    on_schema_change='fail',
+    pre_hook="{{ drop_stale_capture_partitions('soliddb', decode_settings('soliddb')) }}"
+) }}
 with
+
+captures as (
+    {{ captures_to_build('soliddb', decode_settings('soliddb')) }}
+),
 
 row_records as (
     select * from {{ ref('stg_soliddb__sys_log') }}
-    where is_row_record and is_decoded and has_logaddr
+    where
+        is_row_record
+        and is_decoded
+        and has_logaddr
+        and {{ captures_to_build_filter('soliddb', decode_settings('soliddb')) }}
 ),
 
 versions as (
     select * from {{ ref('int_soliddb_table_versions') }}
-    where version_error is null
+    where
+        version_error is null
+        and {{ captures_to_build_filter('soliddb', decode_settings('soliddb')) }}
 ),
 
 versioned as (
@@ -37,8 +56,11 @@ versioned as (
         versions.key_columns,
         versions.column_types,
         versions.layout_json,
-        versions.is_dropped
+        versions.is_dropped,
+        captures.capture_fingerprint
     from row_records
+    inner join captures
+        on row_records.capture = captures.capture
     left join versions
         on
             row_records.capture = versions.capture

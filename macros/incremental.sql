@@ -1,0 +1,106 @@
+{#-
+    Incremental models by capture (docs/architecture.md "Incremental builds").
+
+    Such a model is `incremental` with `insert_overwrite`, partitioned by
+    `capture_fingerprint`: the fingerprint of the row's capture (stg_logmart__captures: its
+    decoded files, settings and logmart's code) combined with the dbt vars the model decodes
+    with. A build computes only the captures whose fingerprint is not yet a partition (new or
+    changed captures) and its pre-hook drops the partitions whose fingerprint is no longer
+    current (a capture that changed or is gone), so the table always equals a full rebuild.
+
+        {{ config(
+            materialized='incremental',
+            incremental_strategy='insert_overwrite',
+            partition_by=['capture_fingerprint'],
+            on_schema_change='fail',
+            pre_hook="{{ drop_stale_capture_partitions('db2luw', 'settings') }}"
+        ) }}
+        ... from records where {{ captures_to_build_filter('db2luw', 'settings') }}
+        ... inner join ({{ captures_to_build('db2luw', 'settings') }}) as captures using (capture)
+
+    `settings` is the text of the vars the model's output depends on.
+-#}
+
+{% macro capture_fingerprint_expression(settings) -%}
+    sha2(concat(fingerprint, '|', {{ logmart_string_literal(settings) }}), 256)
+{%- endmacro %}
+
+{#- The captures of `source_system` to compute: all of them, or on an incremental run those
+    whose fingerprint is not a partition of the model yet. Columns capture, capture_fingerprint. -#}
+{% macro captures_to_build(source_system, settings) -%}
+    select
+        capture,
+        {{ capture_fingerprint_expression(settings) }} as capture_fingerprint
+    from {{ ref('stg_logmart__captures') }}
+    where
+        source_system = '{{ source_system }}'
+        {%- if is_incremental() %}
+            and {{ capture_fingerprint_expression(settings) }} not in (
+                select distinct capture_fingerprint from {{ this }}
+            )
+        {%- endif %}
+{%- endmacro %}
+
+{#- A predicate on `column` (a capture) keeping the captures to compute, as literals so that
+    the scan of the raw Parquet files skips the others (row group statistics). -#}
+{% macro captures_to_build_filter(source_system, settings, column='capture') -%}
+    {%- if execute and is_incremental() -%}
+        {%- set captures = run_query(captures_to_build(source_system, settings)) -%}
+        {%- set names = captures.columns[0].values() | list -%}
+        {%- if names | length == 0 -%}
+            false
+        {%- else -%}
+            {{ column }} in (
+                {%- for name in names -%}
+                    {{ logmart_string_literal(name) }}{{ ", " if not loop.last }}
+                {%- endfor -%}
+            )
+        {%- endif -%}
+    {%- else -%}
+        true
+    {%- endif -%}
+{%- endmacro %}
+
+{#- Pre-hook: drop the partitions whose fingerprint is no longer that of a current capture.
+    Runs its statements itself and renders nothing. -#}
+{% macro drop_stale_capture_partitions(source_system, settings) %}
+    {%- if execute and is_incremental() -%}
+        {%- set current_sql -%}
+            select {{ capture_fingerprint_expression(settings) }}
+            from {{ ref('stg_logmart__captures') }}
+            where source_system = '{{ source_system }}'
+        {%- endset -%}
+        {%- set current = run_query(current_sql).columns[0].values() | list -%}
+        {%- set partitions = run_query('show partitions ' ~ this).columns[0].values() -%}
+        {%- for partition in partitions -%}
+            {%- set fingerprint = partition.split('=', 1)[1] -%}
+            {%- if fingerprint not in current -%}
+                {%- do run_query(
+                    'alter table ' ~ this ~ ' drop if exists partition (capture_fingerprint = '
+                    ~ logmart_string_literal(fingerprint) ~ ')'
+                ) -%}
+            {%- endif -%}
+        {%- endfor -%}
+    {%- endif -%}
+{% endmacro %}
+
+{#- A Spark SQL string literal of `text`. -#}
+{% macro logmart_string_literal(text) -%}
+    '{{ text | replace("\\", "\\\\") | replace("'", "\\'") }}'
+{%- endmacro %}
+
+{#- The dbt vars a source's decoded rows depend on, as one text (part of the fingerprint of an
+    incremental model: changing one recomputes every capture of that source). -#}
+{% macro decode_settings(source) -%}
+    {%- set names = {
+        'logmaster': ['logmaster_ebcdic_codepage', 'logmaster_ascii_codepage',
+                      'logmaster_float_format'],
+        'db2luw': ['db2luw_codepage', 'db2luw_graphic_codepage'],
+        'soliddb': ['soliddb_char_codec', 'soliddb_wchar_codec'],
+    }[source] -%}
+    {%- set values = [] -%}
+    {%- for name in names -%}
+        {%- do values.append(name ~ '=' ~ var(name, '')) -%}
+    {%- endfor -%}
+    {{- return(values | join(';')) -}}
+{%- endmacro %}
