@@ -109,9 +109,9 @@ import struct
 import zlib
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import numpy as np
 
@@ -1139,20 +1139,25 @@ def table_truth(table: Table) -> dict[str, Any]:
 class DataFiles:
     """Shuffles records in bounded windows and deals them to the data files; streams truth."""
 
-    def __init__(self, folder: Path, names: list[str], truth_path: Path, rng: random.Random):
+    def __init__(self, folder: Path, names: list[str], truth: TextIO, rng: random.Random):
         self.rng, self.names = rng, names
         self.handles = [(folder / name).open("wb") for name in names]
         self.offsets = [0] * len(names)
         self.records = [0] * len(names)
-        self.truth = truth_path.open("w", encoding="utf-8")
+        self.truth = truth
         self.pending: list[tuple[Change, list[bytes]]] = []
         self.pending_records = 0
 
-    def add(self, ur: Ur) -> None:
-        template = ur_header_template(ur)
-        for change in ur.changes:
+    def add(self, ur: Ur, changes: list[Change] | None = None, open_ur: bool = False) -> None:
+        """Write ``changes`` of ``ur`` (all of them by default). ``open_ur``: as an extract
+        that ends while the UR is open logs them: no UORDISP, no commit point, no LOGRECDISP
+        (the truth still says what became of them)."""
+        shown = replace(ur, uordisp=" ", end=(None, bytes(10), bytes(10))) if open_ur else ur
+        template = ur_header_template(shown)
+        for change in ur.changes if changes is None else changes:
             change.truth = change_truth(ur, change)
-            records = change_records(template, change)
+            records = change_records(template, replace(change, disposition=" ") if open_ur
+                                     else change)  # fmt: skip
             self.pending.append((change, records))
             self.pending_records += len(records)
         if self.pending_records >= WINDOW_RECORDS:
@@ -1178,7 +1183,6 @@ class DataFiles:
         self.flush()
         for handle in self.handles:
             handle.close()
-        self.truth.close()
 
 
 # --- control file -------------------------------------------------------------------------------
@@ -1330,31 +1334,37 @@ def write_vb(path: Path, records: Iterable[bytes]) -> int:
 # --- entry point --------------------------------------------------------------------------------
 
 
-def generate(out_dir: Path, transactions: int = 200, seed: int = 1) -> dict:
-    """Write a Log Master extract under ``out_dir/logmaster`` and its truth; returns a summary.
+def generate(
+    out_dir: Path,
+    transactions: int = 200,
+    seed: int = 1,
+    *,
+    capture: str = EXTRACT,
+    split: str | None = None,
+) -> dict:
+    """Write a Log Master extract under ``out_dir/logmaster/<capture>`` and its truth; returns
+    a summary. ``transactions`` URs are simulated (at least 24: every scripted feature needs
+    room); data set names start with the capture folder's last name.
 
-    ``transactions`` URs are simulated (at least 24: every scripted feature needs room).
+    ``split``: the log is cut in two extracts of one log stream (give both captures the same
+    first folder, e.g. ``DB2P/LOGM.EXTRACT1`` and ``DB2P/LOGM.EXTRACT2``): records before a
+    point in the middle go to ``capture``, the rest to ``split``. Committed URs open at that
+    point are in flight in the first extract (no UORDISP, no commit point) and committed in
+    the second; the truth says committed, and ``summary["split"]`` names them.
     """
     rng = random.Random(seed)
-    folder = Path(out_dir) / "logmaster" / EXTRACT
     truth_dir = Path(out_dir) / "truth" / "db2zos"
-    folder.mkdir(parents=True, exist_ok=True)
     truth_dir.mkdir(parents=True, exist_ok=True)
-    for old in folder.glob(f"{EXTRACT}.F*"):
-        old.unlink()
-    names = [f"{EXTRACT}.F{n:04d}" for n in range(1, DATA_FILES + 2)]
-    control_name, data_names = names[0], names[1:]
-
     tables = _tables()
     log = Log(rng)
     world = World(tables, log, rng)
-    data = DataFiles(folder, data_names, truth_dir / "changes.jsonl", rng)
     counts: dict[str, Counter] = {
         k: Counter() for k in ("change_types", "dispositions", "ur_dispositions", "ur_kinds")
     }
     segmented, in_flight = 0, []
-    for ur in simulate(plan(transactions, rng), world, rng):
-        data.add(ur)
+
+    def count(ur: Ur) -> None:
+        nonlocal segmented
         counts["ur_dispositions"][ur.uordisp.strip() or "in_flight"] += 1
         counts["ur_kinds"][ur.kind] += 1
         if ur.kind == "inflight":
@@ -1363,19 +1373,29 @@ def generate(out_dir: Path, transactions: int = 200, seed: int = 1) -> dict:
             counts["change_types"][change.change_type] += 1
             counts["dispositions"][change.disposition.strip() or "in_flight"] += 1
             segmented += len(change.data) > MAX_SEGMENT_DATA
-    data.close()
 
-    end = dlge_record(log.last_rba, log.clock, min(in_flight) if in_flight else bytes(10))
-    control_count = write_vb(folder / control_name, control_records(tables, data_names, end))
+    files: dict[str, dict] = {}
+    split_summary = None
+    with (truth_dir / "changes.jsonl").open("w", encoding="utf-8") as truth:
+        if split is None:
+            extract = _Extract(Path(out_dir), capture, truth, rng)
+            for ur in simulate(plan(transactions, rng), world, rng):
+                extract.data.add(ur)
+                count(ur)
+            end = dlge_record(log.last_rba, log.clock, min(in_flight, default=bytes(10)))
+            files.update(extract.close(tables, end))
+        else:
+            urs = list(simulate(plan(transactions, rng), world, rng))
+            for ur in urs:
+                count(ur)
+            files, split_summary = _write_split(Path(out_dir), (capture, split), urs, tables,
+                                                log, truth, rng)  # fmt: skip
     truth = {t.full_name: table_truth(t) for t in tables}
     (truth_dir / "tables.json").write_text(
         json.dumps(truth, ensure_ascii=False, indent=1, sort_keys=True), encoding="utf-8"
     )
-    files = {control_name: {"kind": "control", "records": control_count}}
-    files.update({name: {"kind": "data", "records": n}
-                  for name, n in zip(data_names, data.records, strict=True)})  # fmt: skip
     summary = {
-        "extract": EXTRACT, "seed": seed, "files": files,
+        "extract": capture, "seed": seed, "files": files,
         "records_per_file": {name: f["records"] for name, f in files.items()},
         "change_types": dict(sorted(counts["change_types"].items())),
         "dispositions": dict(sorted(counts["dispositions"].items())),
@@ -1384,8 +1404,83 @@ def generate(out_dir: Path, transactions: int = 200, seed: int = 1) -> dict:
         "segmented_changes": segmented,
         "tables": {name: len(t["rows"]) for name, t in sorted(truth.items())},
     }  # fmt: skip
+    if split_summary is not None:
+        summary["split"] = split_summary
     (truth_dir / "summary.json").write_text(json.dumps(summary, indent=1, sort_keys=True))
     return summary
+
+
+class _Extract:
+    """One extract folder being written: its data files, then its control file."""
+
+    def __init__(self, out_dir: Path, capture: str, truth: TextIO, rng: random.Random):
+        self.folder = out_dir / "logmaster" / capture
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.prefix = Path(capture).name
+        for old in self.folder.glob(f"{self.prefix}.F*"):
+            old.unlink()
+        names = [f"{self.prefix}.F{n:04d}" for n in range(1, DATA_FILES + 2)]
+        self.control_name, self.data_names = names[0], names[1:]
+        self.data = DataFiles(self.folder, self.data_names, truth, rng)
+
+    def close(self, tables: list[Table], end: bytes) -> dict[str, dict]:
+        """Flush the data files, write the control file; the files written, by name."""
+        self.data.close()
+        control = write_vb(self.folder / self.control_name,
+                           control_records(tables, self.data_names, end))  # fmt: skip
+        files = {self.control_name: {"kind": "control", "records": control}}
+        for name, records in zip(self.data_names, self.data.records, strict=True):
+            files[name] = {"kind": "data", "records": records}
+        return files
+
+
+def _cut(urs: list[Ur]) -> tuple[dt.datetime, list[Ur]]:
+    """A point in the middle of the log where every UR then open is a plain committed one (or
+    one never ending): the time of the last change of such a UR with 2+ changes, and the URs
+    that have changes before it but end (or change again) at or after it."""
+    middle = len(urs) // 2
+    for candidate in urs[middle:] + urs[:middle]:
+        if candidate.kind != "normal" or len(candidate.changes) < 2:
+            continue
+        point = candidate.changes[-1].moment
+        open_urs = [u for u in urs if u.changes and u.changes[0].moment < point
+                    and (u.end[0] is None or u.end[0] >= point)]  # fmt: skip
+        if all(u.kind in ("normal", "inflight") for u in open_urs):
+            return point, open_urs
+    raise ValueError("no point to cut the log at: generate more transactions")
+
+
+def _write_split(
+    out_dir: Path, captures: tuple[str, str], urs: list[Ur], tables: list[Table], log: Log,
+    truth: TextIO, rng: random.Random,
+) -> tuple[dict[str, dict], dict]:  # fmt: skip
+    """Write ``urs`` as two extracts cut at :func:`_cut`'s point."""
+    point, open_urs = _cut(urs)
+    first, second = (_Extract(out_dir, c, truth, rng) for c in captures)
+    opened = {u.number for u in open_urs}
+    for ur in urs:
+        before = [c for c in ur.changes if c.moment < point]
+        after = [c for c in ur.changes if c.moment >= point]
+        if before:
+            first.data.add(ur, before, open_ur=ur.number in opened)
+        if after:
+            second.data.add(ur, after)
+    before_point = [c for u in urs for c in u.changes if c.moment < point]
+    last = max(before_point, key=lambda c: c.moment)
+    still_open = [u.uorid for u in open_urs]
+    files = first.close(tables, dlge_record(last.rba, last.moment, min(still_open)))
+    in_flight = [u.uorid for u in urs if u.kind == "inflight"]
+    files.update(second.close(tables, dlge_record(log.last_rba, log.clock,
+                                                  min(in_flight, default=bytes(10)))))  # fmt: skip
+    spanning = {
+        u.uorid.hex().upper(): {
+            "changes": len(u.changes),
+            "changes_in_first": sum(c.moment < point for c in u.changes),
+            "disposition": "committed" if u.uordisp == "C" else "in_flight",
+        }
+        for u in open_urs
+    }
+    return files, {"captures": list(captures), "cut": point.isoformat(), "open_urs": spanning}
 
 
 # --- benchmark extract --------------------------------------------------------------------------
