@@ -1048,10 +1048,16 @@ def generate(
     *,
     formats: Sequence[str] = ("parquet",),
     capture: str = "capture01",
+    split: str | None = None,
 ) -> dict[str, Any]:
     """Write a solidDB capture and its truth under ``out_dir``; return the summary dict.
 
     ``transactions`` ≥ 40 (the scripted events need room); same seed, same bytes.
+    ``split``: the log is cut in two captures of one log stream (give both the same first
+    folder, e.g. ``PROD/c1`` and ``PROD/c2``): the records before a point go to ``capture``,
+    the rest to ``split``. The point is inside a committed transaction, before the first DDL
+    (so both captures' catalog exports are the same): it is open at the end of the first
+    capture and commits in the second; ``summary["split"]`` names it.
     """
     if transactions < MIN_TRANSACTIONS:
         raise ValueError(f"transactions must be at least {MIN_TRANSACTIONS}")
@@ -1067,16 +1073,58 @@ def generate(
     log, txns = _lay_out(plan, rng)
     _label_transactions(txns)
     truth = _truth(workload, txns)
-    rows = _file_rows(log, rng)
+    if split is None:
+        parts = [(capture, log)]
+        split_summary = None
+    else:
+        cut, spanning = _cut(log, txns)
+        parts = [(capture, log[:cut]), (split, log[cut:])]
+        split_summary = {"captures": [capture, split], "open_transactions": spanning}
+    rows: list[dict[str, Any]] = []
     files = []
-    for fmt in formats:
-        folder = out_dir / "soliddb" / (capture if len(formats) == 1 else f"{capture}_{fmt}")
-        write_sys_log(rows, folder / f"sys_log.{fmt}")
-        write_catalog(catalog_copy, folder / "catalog")
-        files.append((folder / f"sys_log.{fmt}").relative_to(out_dir).as_posix())
+    for name, records in parts:
+        part_rows = _file_rows(records, rng)
+        rows.extend(part_rows)
+        for fmt in formats:
+            folder = out_dir / "soliddb" / (name if len(formats) == 1 else f"{name}_{fmt}")
+            write_sys_log(part_rows, folder / f"sys_log.{fmt}")
+            write_catalog(catalog_copy, folder / "catalog")
+            files.append((folder / f"sys_log.{fmt}").relative_to(out_dir).as_posix())
     summary = _summary(seed, rows, log, truth, files)
+    if split_summary is not None:
+        summary["split"] = split_summary
     _write_truth(out_dir / "truth" / "soliddb", truth, summary)
     return summary
+
+
+def _cut(log: list[GenRecord], txns: list[GenTxn]) -> tuple[int, dict[str, dict]]:
+    """Where to cut the log in two: before the last change of a committed transaction with 2+
+    changes that ends before the first DDL record (the catalog is the same on both sides).
+    Returns the index of the first record of the second part and the transactions open at the
+    cut (began before it, commit after it), by transaction_id."""
+    first_ddl = next((i for i, r in enumerate(log) if r.recid in (6, 13)), len(log))
+    position = {id(r): i for i, r in enumerate(log)}
+    candidates = [
+        t for t in txns
+        if t.fate == "committed" and t.has_start and not t.capture_off
+        and sum(r.change is not None for r in t.records) >= 2
+        and position[id(t.records[-1])] < first_ddl
+    ]  # fmt: skip
+    if not candidates:
+        raise ValueError("no transaction to cut the log in: generate more transactions")
+    chosen = candidates[len(candidates) // 2]
+    cut = position[id([r for r in chosen.records if r.change is not None][-1])]
+    spanning = {}
+    for t in txns:
+        places = [position[id(r)] for r in t.records if id(r) in position]
+        if places and min(places) < cut <= max(places):
+            changes = [position[id(r)] for r in t.records if r.change is not None]
+            spanning[t.label] = {
+                "changes": len(changes),
+                "changes_in_first": sum(p < cut for p in changes),
+                "disposition": "committed" if t.fate == "committed" else "in_flight",
+            }
+    return cut, spanning
 
 
 def _summary(seed: int, rows: list, log: list[GenRecord], truth: dict, files: list) -> dict:
