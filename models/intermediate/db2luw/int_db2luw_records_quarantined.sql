@@ -1,7 +1,8 @@
 -- Every Db2 LUW record (or catalog CSV row) that could not be decoded, one row per record,
 -- with the stage that rejected it (the quarantine mart's shared names) and the reason:
 -- decode (framing: a file that does not fit the framing/byteorder settings, or is cut short;
--- the record's own bytes; a db2ReadLog sqlcode; a catalog row), record_kind (a data manager
+-- the record's own bytes; a db2ReadLog sqlcode; a catalog row), repeat (the same LSN read
+-- twice: the later copies), record_kind (a data manager
 -- function id logmart does not know: it may be a change, so it is not dropped silently) or
 -- row_image (no table layout at the record's LSN, or an image that does not fit it).
 with
@@ -45,8 +46,15 @@ undecoded_records as (
         source_file,
         raw_offset,
         coalesce(record_type_name, 'db2ReadLog record') as record_type,
-        'decode' as stage,  -- noqa: RF04
-        decode_error as reason
+        case when repeats_record is null then 'decode' else 'repeat' end as stage,  -- noqa: RF04
+        coalesce(
+            decode_error,
+            concat(
+                'repeats the record at ', repeats_record, ' (LSN ', lsn_hex,
+                '): the capture holds the same log record twice (overlapping captures or a ',
+                'file copied twice); the first copy is used'
+            )
+        ) as reason
     from records
     where not is_decoded
 ),

@@ -1,6 +1,6 @@
 -- Every Log Master record that could not be decoded, one row per record, with the stage that
--- rejected it and the reason: the header (framing, layout), segment reassembly, an unknown
--- change type, or the row images.
+-- rejected it and the reason: the header (framing, layout), a record read twice, segment
+-- reassembly, an unknown change type, or the row images.
 with
 
 control_records as (
@@ -38,9 +38,18 @@ undecoded_data as (
     select
         source_file,
         raw_offset,
-        'LLDF' as record_type,
-        'decode' as stage,
-        decode_error as reason
+        case
+            when repeats_record is null then 'LLDF' else concat('LLDF ', change_type)
+        end as record_type,
+        case when repeats_record is null then 'decode' else 'repeat' end as stage,
+        coalesce(
+            decode_error,
+            concat(
+                'repeats the record at ', repeats_record, ' (UORID ', uorid, ', LOGRBA ', logrba,
+                ', segment ', coalesce(segnum, 1), '): the extract holds the same record twice ',
+                '(overlapping extracts or a data file copied twice); the first copy is used'
+            )
+        ) as reason
     from data_records
     where not is_decoded
 ),

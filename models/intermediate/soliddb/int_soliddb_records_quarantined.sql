@@ -1,7 +1,8 @@
 -- Every solidDB row read that could not be decoded, one row per row, with the stage that
 -- rejected it and the reason: reading the export (bad hex, LOGADDR not 20 bytes, a number that
--- is not one), an unknown RECID, no LOGADDR or TRXID to place it, its DDL/SQL payload, or its
--- row image (no layout, DATA that does not fit the layout). Catalog rows too.
+-- is not one), a row exported twice (its later copies), an unknown RECID, no LOGADDR or TRXID
+-- to place it, its DDL/SQL payload, or its row image (no layout, DATA that does not fit the
+-- layout). Catalog rows too.
 with
 
 sys_log as (
@@ -12,8 +13,15 @@ undecoded_rows as (
     select
         source_file,
         raw_offset,
-        'decode' as stage,
-        decode_error as reason
+        case when repeats_record is null then 'decode' else 'repeat' end as stage,
+        coalesce(
+            decode_error,
+            concat(
+                'repeats ', repeats_record, ' (LOGADDR ', logaddr_hex,
+                '): the capture holds the same SYS_LOG row twice (polls whose ranges overlap ',
+                'or an export copied twice); the first copy is used'
+            )
+        ) as reason
     from sys_log
     where not is_decoded
 ),

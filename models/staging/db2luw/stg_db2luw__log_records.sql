@@ -1,9 +1,25 @@
 -- Every Db2 LUW log record read, decoded or not: header, component and record fields typed.
 -- Positions (LSN, LFS) also as 16 hex digits, whose text order is log order.
+-- A record read twice in one capture (the same log stream and LSN: overlapping captures, a
+-- file copied twice) is kept once: the later copies name the first in repeats_record and are
+-- not decoded (they are quarantined).
 with
 
 source as (
     select * from {{ source('db2luw', 'log_records') }}
+),
+
+copies as (
+    select
+        *,
+        case
+            when decode_error is null
+                then first_value(concat(source_file, ' offset ', raw_offset)) over (
+                    partition by capture, log_stream_id, lsn
+                    order by source_file, raw_offset
+                )
+        end as first_copy
+    from source
 ),
 
 renamed as (
@@ -108,11 +124,13 @@ renamed as (
         commit_time as commit_time_text,
         trigger as fired_by_trigger,
         -- derived
-        decode_error is null as is_decoded,
+        nullif(first_copy, concat(source_file, ' offset ', raw_offset)) as repeats_record,
+        decode_error is null
+        and first_copy = concat(source_file, ' offset ', raw_offset) as is_decoded,
         lpad(hex(lsn), 16, '0') as lsn_hex,
         lpad(hex(lfs), 16, '0') as lfs_hex,
         timestamp_seconds(commit_time_epoch) as commit_ts
-    from source
+    from copies
 )
 
 select * from renamed

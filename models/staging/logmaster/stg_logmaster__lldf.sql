@@ -1,8 +1,26 @@
 -- LLDF: every data file record (data change record or one segment of one), header typed.
+-- A record read twice in one extract (the same UORID, LOGRBA, LRSN, RID, change type and
+-- segment: overlapping extracts, a data file copied twice) is kept once: the later copies
+-- name the first in repeats_record and are not decoded (they are quarantined).
 with
 
 source as (
     select * from {{ source('logmaster', 'data_records') }}
+),
+
+copies as (
+    select
+        *,
+        case
+            when decode_error is null
+                then first_value(concat(source_file, ' offset ', raw_offset)) over (
+                    partition by
+                        capture, uorid, logrba, loglrsn, memberid, rid, change_type, dbid, psid,
+                        tbobid, segnum
+                    order by source_file, raw_offset
+                )
+        end as first_copy
+    from source
 ),
 
 renamed as (
@@ -15,7 +33,9 @@ renamed as (
         record_length,
         record_bytes,
         decode_error,
-        decode_error is null as is_decoded,
+        nullif(first_copy, concat(source_file, ' offset ', raw_offset)) as repeats_record,
+        decode_error is null
+        and first_copy = concat(source_file, ' offset ', raw_offset) as is_decoded,
         -- object
         cast(length as int) as header_length,
         systemid,
@@ -77,7 +97,7 @@ renamed as (
         cast(totalsegs as int) as totalsegs,
         cast(segnum as int) as segnum,
         substring(record_bytes, data_offset + 1, data_length) as data_slice
-    from source
+    from copies
 )
 
 select * from renamed

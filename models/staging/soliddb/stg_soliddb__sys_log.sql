@@ -1,9 +1,24 @@
 -- SYS_LOG: every row read from a capture's exports, typed, with its record kind and its FLAGS
--- bits named. Rows that did not read cleanly are kept (is_decoded false).
+-- bits named. Rows that did not read cleanly are kept (is_decoded false). A row exported twice
+-- in one capture (the same LOGADDR: polls that overlap, a file copied twice) is kept once: the
+-- later copies name the first in repeats_record and are not decoded (they are quarantined).
 with
 
-source as (
+sys_log as (
     select * from {{ source('soliddb', 'sys_log') }}
+),
+
+source as (
+    select
+        *,
+        case
+            when decode_error is null and length(logaddr) = 20
+                then first_value(concat(source_file, ' row ', raw_offset)) over (
+                    partition by capture, logaddr, decode_error is null and length(logaddr) = 20
+                    order by source_file, raw_offset
+                )
+        end as first_copy
+    from sys_log
 ),
 
 record_ids as (
@@ -20,7 +35,12 @@ renamed as (
         source.record_length,
         source.record_bytes,
         source.decode_error,
-        source.decode_error is null as is_decoded,
+        nullif(source.first_copy, concat(source.source_file, ' row ', source.raw_offset))
+            as repeats_record,
+        source.decode_error is null
+        and coalesce(
+            source.first_copy, concat(source.source_file, ' row ', source.raw_offset)
+        ) = concat(source.source_file, ' row ', source.raw_offset) as is_decoded,
         -- record (FLAGS 0 and no RECID: a NOP row; a RECID not in the seed: unknown)
         source.recid,
         coalesce(source.recname, record_ids.recname) as recname,
