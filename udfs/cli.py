@@ -229,6 +229,13 @@ def print_summary(summary: dict[str, Any], out: TextIO) -> None:
         out,
         right=[False, False, True, True],
     )
+    load = summary.get("load")
+    if load:
+        out.write(
+            f"\nfiles: {load['files_decoded']} decoded, {load['files_unchanged']} unchanged "
+            f"since the last build, {load['duplicates']} copies of another file (read once), "
+            f"{load['files_removed']} gone\n"
+        )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -287,9 +294,13 @@ def _check_warehouse(warehouse: Path) -> None:
         ) from None
 
 
-def _build(spark: Any, raw: Path, warehouse: Path, target: str) -> dict[str, Any]:
+def _build(
+    spark: Any, raw: Path, warehouse: Path, target: str, full_refresh: bool = False
+) -> dict[str, Any]:
     """`udfs.pipeline.build`: registers the UDFs, loads raw tables, runs `dbt build`."""
-    return _provided("udfs.pipeline", "build")(spark, raw, warehouse, target)
+    return _provided("udfs.pipeline", "build")(
+        spark, raw, warehouse, target, full_refresh=full_refresh
+    )
 
 
 def _add_capture_settings(parser: argparse.ArgumentParser) -> None:
@@ -336,7 +347,9 @@ def cmd_build(args: argparse.Namespace) -> int:
     _check_raw_dir(args.raw)
     started = time.monotonic()
     with _session(args.warehouse, args.master) as spark:
-        summary = _build(spark, args.raw, args.warehouse, _target_for(args.master))
+        summary = _build(
+            spark, args.raw, args.warehouse, _target_for(args.master), args.full_refresh
+        )
         if strict:
             check(spark)  # the first quarantined record or file problem, as one line
     print_summary(summary, sys.stdout)
@@ -596,6 +609,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="fail on the first record that cannot be decoded (or file with a problem), with "
         "its file, offset and reason, instead of quarantining it and going on (also "
         "LOGMART_STRICT=1)",
+    )
+    build.add_argument(
+        "--full-refresh",
+        action="store_true",
+        help="decode every file again and rebuild every model from scratch (by default only "
+        "new or changed files are decoded and only changed captures recomputed)",
     )
     build.set_defaults(run=cmd_build)
 
