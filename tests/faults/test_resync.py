@@ -203,3 +203,16 @@ def test_db2_bytes_of_the_other_byte_order_never_resynchronise(tmp_path):
     (failure,) = frames(path, db2_read_log_length(), db2_resync())
     assert (failure.offset, failure.length) == (0, path.stat().st_size)
     assert "the bytes fit framing='filter' byteorder='big'" in failure.reason
+
+
+def test_a_damaged_lsn_prefix_loses_that_record_only(tmp_path):
+    records = [h.record(">", h.dms(">", 211) + bytes(n), lsn=500 + n) for n in range(12)]
+    framed = [struct.pack(">Q", 500 + n) + r for n, r in enumerate(records)]
+    framed[4] = struct.pack(">Q", 1) + framed[4][8:]  # the 8-byte LSN prefix is not the header's
+    path = tmp_path / "S0000000.log"
+    path.write_bytes(b"".join(framed))
+    got = frames(path, db2_read_log_length("lsn", "big"), db2_resync("lsn", "big"), chunk_size=90)
+    failures = [g for g in got if isinstance(g, FramingFailure)]
+    assert [(f.offset, f.length) for f in failures] == [(sum(map(len, framed[:4])), len(framed[4]))]
+    assert "the 8-byte LSN prefix is not the header's LSN" in failures[0].reason
+    assert len(got) == len(framed)
