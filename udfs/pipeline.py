@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 from pyspark.sql import DataFrame, Row, SparkSession
-from pyspark.sql import functions as F
 
 from udfs.errors import LogmartError
 from udfs.raw_files import (
@@ -73,6 +72,10 @@ class RawTable:
             options[option] = value
         return options
 
+    def source_class(self) -> type:
+        """The Spark Python data source class named ``data_source``."""
+        return next(s for s in data_sources() if s.name() == self.data_source)
+
     def read(self, spark: SparkSession, raw_root: Path) -> DataFrame:
         reader = spark.read.format(self.data_source)
         reader = reader.option("path", str(raw_root / self.folder))
@@ -99,7 +102,9 @@ RAW_TABLES = [
         "logmaster_data_records",
         "logmart_logmaster",
         "logmaster",
-        {"records": "data"},
+        # images: the row images of one-segment records, decoded while the file is read
+        # (udfs/logmaster/images.py; int_logmaster_row_images_decoded takes them).
+        {"records": "data", "images": "true"},
         kinds=frozenset({"data"}),
     ),
     # Db2 LUW: framing (filter | lsn) and byte order (little | big) of the capture files.
@@ -289,14 +294,15 @@ def _write_raw(
     spark: SparkSession, table: RawTable, root: Path, wanted: list[str], full: bool
 ) -> None:
     """Decode ``wanted`` files (read from ``root``) into ``table``: a new table when ``full``,
-    else appended as new partitions."""
-    frame = table.read(spark, root).where(F.col("source_file").isin(wanted))
-    writer = frame.write.format("parquet").partitionBy(PARTITION_COLUMN)
-    if full:
-        spark.sql(f"drop table if exists {_table(table.name)}")
-        writer.mode("overwrite").saveAsTable(_table(table.name))
-    else:
-        writer.mode("append").saveAsTable(_table(table.name))
+    else new partitions. The executors write the Parquet files (udfs/raw_writer.py)."""
+    from udfs.raw_writer import write_raw_table
+
+    options = {
+        "path": str(root / table.folder),
+        "raw_root": str(root),
+        **table.resolved_options(),
+    }
+    write_raw_table(spark, table.source_class(), options, _table(table.name), wanted, full)
 
 
 def _write_listing(spark: SparkSession, name: str, rows: list, schema: str) -> None:

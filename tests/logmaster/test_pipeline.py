@@ -128,3 +128,24 @@ def test_values_are_rendered_as_the_specs_readme_says(spark, demo):
     values = [v for image in images for v in image["after_image"].values() if v is not None]
     assert any(v.count("-") == 2 and len(v) == 10 for v in values)  # dates
     assert not any(v.startswith(("X'", "x'")) for v in values)
+
+
+def test_one_segment_records_take_the_images_the_data_source_decoded(spark, demo):
+    # The data source's version choice and layout digest agree with the SQL model's for every
+    # one-segment row change of a table with a layout: none of them needs the UDF (a mismatch
+    # would only cost time, so this is the test that the fast path is taken).
+    counts = {
+        (row.segmented, row.images_decoded_by): row.n
+        for row in spark.sql(
+            """
+            select
+                coalesce(totalsegs, 0) > 1 as segmented, images_decoded_by, count(*) as n
+            from intermediate.int_logmaster_row_images_decoded
+            where layout_text is not null
+            group by all
+            """
+        ).collect()
+    }
+    assert counts.get((False, "data_source"), 0) > 100
+    assert counts.get((False, "udf"), 0) == 0, counts
+    assert counts.get((True, "udf"), 0) > 0 and counts.get((True, "data_source"), 0) == 0

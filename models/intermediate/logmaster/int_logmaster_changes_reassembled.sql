@@ -38,7 +38,12 @@ whole_records as (
                 'record_length', record_length
             )
         ) as raw_records,
-        cast(null as string) as reassembly_error
+        cast(null as string) as reassembly_error,
+        image_digest,
+        inline_before_values,
+        inline_after_values,
+        inline_image_warnings,
+        inline_image_error
     from records
     where coalesce(totalsegs, 0) <= 1
 ),
@@ -136,7 +141,13 @@ reassembled_records as (
                 'segment numbers ', array_join(segment_numbers, ', '),
                 ' do not match TOTALSEGS ', expected_segments
             )
-        end as reassembly_error
+        end as reassembly_error,
+        -- a reassembled record's images are decoded by the UDF
+        cast(null as string) as image_digest,
+        cast(null as array<string>) as inline_before_values,
+        cast(null as array<string>) as inline_after_values,
+        cast(null as array<string>) as inline_image_warnings,
+        cast(null as string) as inline_image_error
     from checked_groups
 ),
 

@@ -51,6 +51,7 @@ versions as (
         layouts.column_types as column_type_list,
         layouts.key_columns,
         layouts.layout_text,
+        layouts.image_digest as layout_digest,
         row_number() over (
             partition by changes.raw_file, changes.raw_offset
             order by layouts.sequencenumber desc
@@ -81,16 +82,34 @@ versions as (
 ),
 
 decoded as (
+    -- images the data source decoded with this very layout (the digests match) ...
     select
         *,
-        logmart_logmaster_row_images(data, change_type, layout_text) as images
+        named_struct(
+            'before_values', inline_before_values,
+            'after_values', inline_after_values,
+            'warnings', inline_image_warnings,
+            'error', inline_image_error
+        ) as images,
+        'data_source' as images_decoded_by
     from versions
-    where version_rank = 1
+    where version_rank = 1 and image_digest = layout_digest
+    union all
+    -- ... else the UDF: reassembled records, other layouts, tables without one
+    select
+        *,
+        logmart_logmaster_row_images(data, change_type, layout_text) as images,
+        'udf' as images_decoded_by
+    from versions
+    where version_rank = 1 and (image_digest is null or image_digest != layout_digest)
 ),
 
 zipped as (
     select
-        * except (images, version_rank, column_type_list),
+        * except (
+            images, version_rank, column_type_list, image_digest, layout_digest,
+            inline_before_values, inline_after_values, inline_image_warnings, inline_image_error
+        ),
         map_from_arrays(column_names, column_type_list) as column_types,
         case
             when images.before_values is not null

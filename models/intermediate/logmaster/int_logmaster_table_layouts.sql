@@ -1,6 +1,6 @@
 -- One row per table version of an extract (DTBI) with its row image layout (DLCI): full
 -- names (README interpretation 9), column names and key columns in order, and the layout
--- JSON the row image decoder reads.
+-- text the row image decoder reads, and its digest.
 with
 
 tables as (
@@ -156,4 +156,9 @@ layouts as (
         on tables.capture = code_pages.capture
 )
 
-select * from layouts
+select
+    *,
+    -- what names a decoding (udfs/logmaster/images.py image_digest): the data source's row
+    -- images of a change are used when they were decoded with the same digest
+    sha2(concat_ws(char(0), layout_text, column_names), 256) as image_digest
+from layouts

@@ -36,6 +36,13 @@ renamed as (
         nullif(first_copy, concat(source_file, ' offset ', raw_offset)) as repeats_record,
         decode_error is null
         and first_copy = concat(source_file, ' offset ', raw_offset) as is_decoded,
+        -- row images decoded while the file was read (one-segment records of a table with a
+        -- layout; udfs/logmaster/images.py), and the digest of the layout they were read with
+        image_digest,
+        before_values as inline_before_values,
+        after_values as inline_after_values,
+        image_warnings as inline_image_warnings,
+        image_error as inline_image_error,
         -- object
         cast(length as int) as header_length,
         systemid,
