@@ -16,6 +16,9 @@ REAL_RECORD_HEADER = bytes.fromhex("0000d20101009800")
 REAL_RECORD = REAL_HEADER + REAL_DMS + REAL_INSERT + REAL_RECORD_HEADER + bytes(466 - 8)
 
 
+RID = b"\x07\0\2\0\0\0"
+
+
 def order(byteorder: str) -> str:
     return "<" if byteorder == "little" else ">"
 
@@ -90,3 +93,28 @@ def decimal_column(bo: str, precision: int, scale: int, null_flag: int, offset: 
 
 def lob(bo: str, length: int, inline: int) -> bytes:
     return struct.pack(bo + "IHHI", length, inline, 1, 0)
+
+
+def update_body(
+    bo: str, old: bytes, new: bytes, rid: bytes = RID, new_rid: bytes = RID, table: int = 1287
+) -> bytes:
+    """Update record (163, spec Table 22): DMS header, lrIUDflags 6, internal 8, free space 10,
+    RID 12, record offset 18, old record header and data 20; then a second DMS header, two
+    internal u16s, free space, RID, record offset and the new record header and data."""
+    first = dms(bo, 163, 2, table) + struct.pack(bo + "HHH6sH", 0, len(old), 284, rid, 300)
+    second = dms(bo, 163, 2, table) + struct.pack(bo + "HHH6sH", 0, len(new), 280, new_rid, 300)
+    return first + old + second + new
+
+
+def initialize_table_body(bo: str, columns: list[bytes], ts: int = 2, table: int = 15) -> bytes:
+    """Initialize table (128): file create LSN 6, internal 14, table description length 88,
+    table description record 92 (Table 6: record type, internal, u16 column count, column
+    descriptors; no LOB columns here)."""
+    description = struct.pack(bo + "BBH", 0x10, 0, len(columns)) + b"".join(columns)
+    return (dms(bo, 128, ts, table) + struct.pack(bo + "Q", 1) + bytes(74)
+            + struct.pack(bo + "I", len(description)) + description)  # fmt: skip
+
+
+def undo_extension(bo: str, undo_next_lso: int = 0) -> bytes:
+    """The 16 + 8 bytes a propagatable compensation record adds to the log manager header."""
+    return struct.pack(bo + "H6sQ", 0, bytes(6), undo_next_lso) + struct.pack(bo + "Q", 0)

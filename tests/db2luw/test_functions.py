@@ -55,13 +55,18 @@ def catalog_json(folder: Path, name: str) -> str:
     )
 
 
-def layout_records(records: list[dict], table_space: int, table: int) -> list[dict]:
+def layout_records(
+    records: list[dict],
+    table_space: int,
+    table: int,
+    kinds: tuple[str, ...] = ("ddl_initialize_table", "ddl_add_columns"),
+) -> list[dict]:
     keys = ("lsn", "kind", "table_space_identifier", "table_identifier", "old_columns",
             "new_columns", "column_id")  # fmt: skip
     return [
         {key: record[key] for key in keys}
         for record in reversed(records)  # any order: LSN decides
-        if record["kind"] in ("ddl_initialize_table", "ddl_add_columns")
+        if record["kind"] in kinds
         and (record["table_space_identifier"], record["table_identifier"]) == (table_space, table)
     ]
 
@@ -90,17 +95,46 @@ def test_add_column_gives_a_version_before_and_after(capture):
     for record in records:
         book.observe(record)
     assert [functions.layout_from_json(v["layout_json"])[0] for v in history] == [
-        layout for _, layout in book.versions(2, 12)
+        version.layout for version in book.history(2, 12)
     ]
 
 
 def test_table_created_in_the_capture_takes_its_initialize_table_record(capture):
+    """The table did not exist before its initialize-table record: no version before it (the
+    catalog names its columns)."""
     folder, records, _ = capture
     history = functions.layout_history(
         catalog_json(folder, "EVENTS"), None, layout_records(records, 2, 14)
     )
-    assert [v["layout_source"] for v in history] == ["catalog", "initialize_table"]
-    assert history[1]["column_names"] == ["EVENT_ID", "KIND", "AT", "DETAIL"]
+    (initialize,) = layout_records(records, 2, 14)
+    assert [v["layout_source"] for v in history] == ["initialize_table"]
+    assert history[0]["valid_from_lsn"] == initialize["lsn"] and history[0]["valid_to_lsn"] is None
+    assert history[0]["column_names"] == ["EVENT_ID", "KIND", "AT", "DETAIL"]
+    assert (history[0]["table_schema"], history[0]["table_name"]) == ("SALES", "EVENTS")
+
+
+def test_a_dropped_tables_ids_taken_by_a_later_table(capture):
+    """SALES.LOADS is created, dropped (once rolled back) and its ids taken by SALES.AUDIT:
+    two incarnations, each with its own layout; only AUDIT is the catalog export's."""
+    folder, records, _ = capture
+    kinds = ("ddl_initialize_table", "ddl_create_table", "ddl_drop_table", "undo_ddl_drop_table")
+    history = functions.layout_history(
+        catalog_json(folder, "AUDIT"), None, layout_records(records, 2, 15, kinds)
+    )
+    drops = [r["lsn"] for r in records if r["kind"] == "ddl_drop_table"]
+    creates = [r["lsn"] for r in records if r["kind"] == "ddl_create_table"
+               and r["table_identifier"] == 15]  # fmt: skip
+    assert [v["incarnation"] for v in history] == [1, 2]
+    loads, audit = history
+    assert (loads["valid_from_lsn"], loads["valid_to_lsn"]) == (creates[0], drops[-1] + 1)
+    assert loads["dropped_lsn"] == drops[-1] and loads["table_schema"] is None
+    assert loads["table_name"] == f"TBSPACEID=2,TABLEID=15,DROPPED_LSN={drops[-1]:016X}"
+    assert loads["column_names"] == ["C1", "C2", "C3", "C4"] and loads["key_columns"] == []
+    assert loads["column_types"] == ["INTEGER", "VARCHAR(20)", "BIGINT", "TIMESTAMP"]
+    assert (audit["valid_from_lsn"], audit["valid_to_lsn"]) == (creates[1], None)
+    assert (audit["table_schema"], audit["table_name"]) == ("SALES", "AUDIT")
+    assert audit["column_names"] == ["AUDIT_ID", "ACTION", "AMOUNT", "NOTE"]
+    assert audit["key_columns"] == ["AUDIT_ID"] and audit["dropped_lsn"] is None
 
 
 def test_without_a_catalog_columns_are_numbered(capture):
@@ -159,12 +193,15 @@ def test_row_udf_decodes_every_image_like_decode_row(capture):
     for got, (row, layout) in zip(out, expected, strict=True):
         assert got["error"] is None
         assert got["is_user_row"] == (row.record_kind == "user_row")
+        assert (got["record_kind"], got["record_type"]) == (row.record_kind, row.record_type)
         if got["is_user_row"]:
             names = [c.name for c in layout.columns]
             assert dict(zip(names, got["values"], strict=True)) == row.values
             reasons = [r for r in got["null_reasons"] if r is not None]
             assert reasons == [row.none_sources[n] for n in names if n in row.none_sources]
     assert any(not o["is_user_row"] for o in out)  # the internal record
+    assert {o["record_kind"] for o in out if o["record_type"] == 0x02} == {"image_elsewhere"}
+    assert any(o["record_type"] == 0x04 and o["is_user_row"] for o in out)  # carries an image
 
 
 def test_row_udf_reports_missing_layouts_and_bad_images(capture):

@@ -7,7 +7,14 @@ import json
 
 import pytest
 
-from tests.db2luw.replay import read_capture, replay, replay_truth_changes, truth_tables
+from tests.db2luw.replay import (
+    read_capture,
+    replay,
+    replay_truth_changes,
+    truth_dropped,
+    truth_dropped_rows,
+    truth_tables,
+)
 from udfs.db2luw.generator import generate, generate_benchmark
 from udfs.db2luw.records import decode_record, iter_log_records
 from udfs.db2luw.rows import decode_row, read_catalog
@@ -21,8 +28,11 @@ def capture(tmp_path_factory):
 
 
 def test_truth_replays_from_its_own_changes(capture):
-    root, _ = capture
-    assert replay_truth_changes(root) == truth_tables(root)
+    root, summary = capture
+    final, dropped = replay_truth_changes(root)
+    assert final == truth_tables(root)
+    assert dropped == truth_dropped_rows(root)
+    assert set(dropped) == set(summary["dropped_tables"]) == {"SALES.LOADS"}
 
 
 def test_workload_has_every_feature(capture):
@@ -33,7 +43,8 @@ def test_workload_has_every_feature(capture):
                     "decomposed_delete", "decomposed_insert", "update_record", "delete_record",
                     "undo_insert_record", "undo_update_record", "undo_delete_record",
                     "internal_record", "catalog_change", "out_of_row_start",
-                    "alter_table_attribute"):  # fmt: skip
+                    "alter_table_attribute", "drop_table", "undo_drop_table",
+                    "update_image_insert", "update_record_image_elsewhere"):  # fmt: skip
         assert kinds.get(feature, 0) > 0, feature
     assert set(summary["transactions"]) == {"committed", "aborted", "in_flight"}
     assert summary["changes"]["savepoint_rollback"] > 0
@@ -48,7 +59,12 @@ def test_decoders_reproduce_the_final_tables(tmp_path, byteorder, framing):
     summary = generate(tmp_path, transactions=120, seed=7, byteorder=byteorder, framing=framing)
     result = replay(tmp_path / "db2luw" / "capture01", framing, byteorder)
     assert result["tables"] == truth_tables(tmp_path)
+    dropped = {name: sorted(json.dumps(row, sort_keys=True) for row in rows.values())
+               for name, rows in result["dropped"].items()}  # fmt: skip
+    assert dropped == truth_dropped(tmp_path) and len(dropped) == 1
+    assert "SALES.AUDIT" in result["tables"]  # the table that took the dropped table's ids
     stats = result["stats"]
+    assert stats["paired"] == summary["record_kinds"]["update_record_image_elsewhere"] > 0
     assert stats["internal"] == 1 and stats["catalog"] == 2 and stats["in_flight"] > 0
     committed = summary["changes"]["committed"] + summary["record_kinds"]["decomposed_delete"]
     assert stats["committed_changes"] == committed  # a decomposed update is 2 records
@@ -117,3 +133,27 @@ def test_benchmark_file_decodes(tmp_path):
         if record["kind"] == "row_insert":
             rows.append(decode_row(record["after_image"], layout).values)
     assert len(rows) == 250 and rows[0]["ID"] == "1" and rows[-1]["NAME"] == "name 249"
+
+
+def test_a_split_log_is_two_captures_of_one_stream_cut_inside_a_committed_transaction(tmp_path):
+    summary = generate(tmp_path, transactions=40, seed=11, capture="SAMPLE/c1", split="SAMPLE/c2")
+    assert summary["split"]["captures"] == ["SAMPLE/c1", "SAMPLE/c2"]
+    [(tid, open_txn)] = summary["split"]["open_transactions"].items()
+    assert open_txn == {"changes": 3, "changes_in_first": 2, "disposition": "committed"}
+    first, second = (tmp_path / "db2luw/SAMPLE/c1", tmp_path / "db2luw/SAMPLE/c2")
+    records = {c: read_capture(c, "filter", "little") for c in (first, second)}
+    assert len(records[first]) + len(records[second]) == summary["records"]
+    # the log goes on: LSNs rise across the cut, and log file numbers continue
+    assert records[first][-1]["lsn"] < records[second][0]["lsn"]
+    assert max(p.name for p in first.glob("*.log")) < min(p.name for p in second.glob("*.log"))
+    # the transaction open at the cut: two inserts in the first capture, the third and its
+    # commit in the second
+    mine = {c: [r["kind"] for r in records[c] if r["tid"] == tid] for c in records}
+    assert mine[first] == ["row_insert", "row_insert"]
+    assert mine[second] == ["row_insert", "commit"]
+    # each capture has the catalog export of its own end: the tables there then
+    for capture in (first, second):
+        assert read_catalog(capture / "catalog")
+    assert set(truth_tables(tmp_path)) <= {
+        layout.qualified_name for layout in read_catalog(second / "catalog").values()
+    }

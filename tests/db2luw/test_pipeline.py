@@ -3,14 +3,16 @@
 The shared `demo` build (tests/conftest.py) holds the generator's capture (`db2luw/capture01`,
 filter framing, little-endian: the default settings). This module adds, before that one build
 runs, two captures the default settings do not fit (big-endian; LSN framing), each of whose
-files must be quarantined whole with a reason naming the settings it does fit, and the same
-log files as capture01 without their catalog export (`no_catalog`).
+files must be quarantined whole with a reason naming the settings it does fit, the same
+log files as capture01 without their catalog export (`no_catalog`), and a capture laid by hand
+from the spec's offsets (`handmade`: updates whose after image is in the insert before them).
 """
 
 from __future__ import annotations
 
 import json
 import shutil
+import struct
 import tempfile
 from collections import Counter
 from pathlib import Path
@@ -18,6 +20,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import EXTRA_INPUTS
+from tests.db2luw import handmade as h
+from tests.db2luw.replay import dropped_name, truth_dropped
 from udfs.db2luw.generator import generate
 
 pytestmark = pytest.mark.spark
@@ -49,7 +53,50 @@ def write_capture_without_catalog(raw: Path) -> None:
         shutil.copy(log, folder / log.name)
 
 
-EXTRA_INPUTS.extend([write_wrong_settings, write_capture_without_catalog])
+HANDMADE = "handmade"
+TID_LOAD, TID_PAIRED, TID_ALONE = (bytes.fromhex(f"00000000a00{n}") for n in range(3))
+
+
+def _id_name(key: int, name: bytes, outer: int = 0) -> bytes:
+    """Table S.T (2, 7): ID SMALLINT NOT NULL at 0, NAME VARCHAR(10) at 2, null byte at 6."""
+    return h.formatted("<", struct.pack("<hHH", key, 7, len(name)) + b"\x00", name, outer)
+
+
+def write_handmade_capture(raw: Path) -> None:
+    """Records at the spec offsets, each after its 56-byte db2ReadLogFilterData: two rows
+    inserted and committed; an update whose after image is in the insert record before it
+    (insert image record type 0x04, update new half 0x02), committed; then such an update
+    without that insert, committed."""
+    folder = raw / "db2luw" / HANDMADE
+    (folder / "catalog").mkdir(parents=True)
+    (folder / "catalog" / "tables.csv").write_text("TABSCHEMA,TABNAME,TBSPACEID,TABLEID\nS,T,2,7\n")
+    (folder / "catalog" / "columns.csv").write_text(
+        "TABSCHEMA,TABNAME,COLNAME,COLNO,TYPENAME,LENGTH,SCALE,NULLS,KEYSEQ\n"
+        "S,T,ID,0,SMALLINT,2,0,N,1\nS,T,NAME,1,VARCHAR,10,0,Y,\n"
+    )
+    carrier_rid = b"\x09\0\0\0\0\x04"
+    commit = struct.pack("<QH", 1_709_280_000, 4) + b"USER"
+    records = [
+        (TID_LOAD, 0x4E, h.insert_body("<", 162, _id_name(7, b"before"), table=7)),
+        (TID_LOAD, 0x4E, h.insert_body("<", 162, _id_name(8, b"old"), table=7)),
+        (TID_LOAD, 0x84, commit),
+        (TID_PAIRED, 0x4E, h.insert_body("<", 162, _id_name(7, b"after", 0x04), rid=carrier_rid,
+                                         table=7)),
+        (TID_PAIRED, 0x4E, h.update_body("<", _id_name(7, b"before"),
+                                         h.image("<", carrier_rid, 0x02), table=7)),
+        (TID_PAIRED, 0x84, commit),
+        (TID_ALONE, 0x4E, h.update_body("<", _id_name(8, b"old"), h.image("<", carrier_rid, 0x02),
+                                        table=7)),
+        (TID_ALONE, 0x84, commit),
+    ]  # fmt: skip
+    out = bytearray()
+    for lsn, (tid, rtype, body) in enumerate(records, 5000):
+        record = h.record("<", body, rtype=rtype, lsn=lsn, tid=tid)
+        out += struct.pack("<QQQQQQIi", 1, 77, lsn, 2, 0, 0, len(record), 0) + record
+    (folder / "S0000000.log").write_bytes(bytes(out))
+
+
+EXTRA_INPUTS.extend([write_wrong_settings, write_capture_without_catalog, write_handmade_capture])
 
 
 def rows(spark, sql: str) -> list[dict]:
@@ -64,6 +111,13 @@ def truth(demo, name: str):
 
 
 # --- the oracle ----------------------------------------------------------------------------------
+
+
+def key_of(image: dict, key_columns: list[str]) -> tuple | str:
+    """A row's key; the whole row for a table with no known key (one the catalog lacks)."""
+    if key_columns:
+        return tuple(image[k] for k in key_columns)
+    return json.dumps(dict(image), sort_keys=True)
 
 
 def test_replaying_committed_changes_reproduces_the_generated_tables(spark, demo):
@@ -82,17 +136,22 @@ def test_replaying_committed_changes_reproduces_the_generated_tables(spark, demo
             table.clear()
             continue
         if change.before_image is not None:
-            key = tuple(change.before_image[k] for k in change.key_columns)
-            row = table.pop(key)
+            row = table.pop(key_of(change.before_image, change.key_columns))
             assert {c: change.before_image.get(c) for c in row} == row
         if change.after_image is not None:
-            table[tuple(change.after_image[k] for k in change.key_columns)] = change.after_image
+            table[key_of(change.after_image, change.key_columns)] = change.after_image
     expected = truth(demo, "tables.json")
     for name, table in expected.items():
         want = [{c: row[c] for c in table["columns"]} for row in table["rows"]]
         got = [{c: row.get(c) for c in table["columns"]} for row in tables.get(name, {}).values()]
         assert sorted(map(json.dumps, got)) == sorted(map(json.dumps, want)), name
-    assert set(tables) <= set(expected)
+    # a table dropped in the capture: its rows at the drop, under its ids and drop LSN, with
+    # columns C1..Cn (the catalog export, taken at the end, does not describe it)
+    dropped = truth_dropped(demo.raw)
+    assert dropped and set(tables) == set(expected) | {f"None.{name}" for name in dropped}
+    for name, rows in dropped.items():
+        got = sorted(json.dumps(row, sort_keys=True) for row in tables[f"None.{name}"].values())
+        assert got == rows, name
 
 
 def test_every_change_has_the_truths_disposition_and_place(spark, demo):
@@ -108,7 +167,13 @@ def test_every_change_has_the_truths_disposition_and_place(spark, demo):
         for c in changes
     )  # fmt: skip
     lines = truth(demo, "changes.jsonl")
-    want = Counter((c["table"], c["operation"], c["disposition"], c["lsn"]) for c in lines)
+    names = {
+        name: f"None.{dropped_name(table)}" for name, table in truth(demo, "dropped.json").items()
+    }
+    want = Counter(
+        (names.get(c["table"], c["table"]), c["operation"], c["disposition"], c["lsn"])
+        for c in lines
+    )
     assert got == want
     assert {k[2] for k in got} == {"committed", "aborted", "savepoint_rollback", "in_flight"}
     committed = {
@@ -216,8 +281,115 @@ def test_layout_versions_follow_add_column_and_initialize_table(spark, demo):
     accounts = by_table["ACCOUNTS"]
     assert [len(v["column_names"]) for v in accounts] == [4, 5]
     assert accounts[1]["column_names"][-1] == "TIER" and accounts[1]["valid_from_lsn"] > 0
-    assert [v["layout_source"] for v in by_table["EVENTS"]] == ["catalog", "initialize_table"]
+    # a table created in the capture has no layout before its create table record
+    (events,) = by_table["EVENTS"]
+    assert events["layout_source"] == "initialize_table" and events["valid_from_lsn"] > 0
     assert [v["layout_source"] for v in by_table["ORDERS"]] == ["catalog"]
+
+
+def test_a_dropped_tables_ids_reused_by_a_later_table(spark, demo):
+    """SALES.LOADS (2, 15) is created, changed, dropped; SALES.AUDIT is created later on the
+    same ids: two incarnations, each decoded with its own layout and named on its own."""
+    versions = rows(
+        spark,
+        "select incarnation, table_schema, table_name, layout_source, column_names, "
+        "valid_from_lsn, valid_to_lsn, dropped_lsn from intermediate.int_db2luw_table_versions "
+        f"where capture = '{CLEAN}' and table_space_identifier = 2 and table_identifier = 15 "
+        "order by version_number",
+    )
+    (loads_truth,) = truth(demo, "dropped.json").values()
+    drop = loads_truth["dropped_lsn"]
+    assert [v["incarnation"] for v in versions] == [1, 2]
+    loads, audit = versions
+    assert (loads["table_schema"], loads["table_name"]) == (None, dropped_name(loads_truth))
+    assert (loads["dropped_lsn"], loads["valid_to_lsn"]) == (drop, drop + 1)
+    assert loads["column_names"] == ["C1", "C2", "C3", "C4"]
+    assert (audit["table_schema"], audit["table_name"], audit["valid_to_lsn"]) == (
+        "SALES", "AUDIT", None)  # fmt: skip
+    assert audit["column_names"] == ["AUDIT_ID", "ACTION", "AMOUNT", "NOTE"]
+    assert audit["valid_from_lsn"] > drop
+    changes = rows(
+        spark,
+        "select table_schema, table_name, min(lsn) as first, max(lsn) as last, count(*) as n "
+        f"from intermediate.int_db2luw_changes_standardized where capture = '{CLEAN}' "
+        "and (table_name like 'TBSPACEID=2,TABLEID=15%' or table_name = 'AUDIT') "
+        "group by table_schema, table_name",
+    )
+    by_name = {c["table_name"]: c for c in changes}
+    assert set(by_name) == {"AUDIT", dropped_name(loads_truth)}
+    assert by_name[dropped_name(loads_truth)]["last"] < drop < by_name["AUDIT"]["first"]
+    events = rows(
+        spark,
+        "select event_kind, table_schema, table_name from "
+        f"intermediate.int_db2luw_catalog_events_extracted where capture = '{CLEAN}' "
+        "and table_identifier = 15 and table_space_identifier = 2 order by lsn",
+    )
+    named = [(e["event_kind"], e["table_name"]) for e in events]
+    assert named[:2] == [("ddl_create_table", dropped_name(loads_truth)),
+                         ("ddl_initialize_table", dropped_name(loads_truth))]  # fmt: skip
+    assert ("ddl_drop_table", dropped_name(loads_truth)) in named
+    assert named[-2:] == [("ddl_create_table", "AUDIT"), ("ddl_initialize_table", "AUDIT")]
+
+
+def test_an_update_with_its_after_image_in_the_preceding_insert_is_one_change(spark, demo):
+    """The generator's updates logged as an insert of record type 0x04 then an update whose new
+    half is 0x02: one update each, both images, both records; the insert is no change."""
+    changes = rows(
+        spark,
+        "select lsn, raw_records, before_image, after_image, decode_warnings, disposition "
+        "from intermediate.int_db2luw_changes_standardized "
+        f"where capture = '{CLEAN}' and source_change_type = 'update_record_image_elsewhere'",
+    )
+    lines = {c["lsn"]: c for c in truth(demo, "changes.jsonl")
+             if c["record"] == "update_image_elsewhere"}  # fmt: skip
+    assert len(changes) == len(lines) == truth(demo, "summary.json")["record_kinds"][
+        "update_record_image_elsewhere"]  # fmt: skip
+    assert {c["disposition"] for c in changes} >= {"committed", "aborted"}
+    for change in changes:
+        want = lines[change["lsn"]]
+        assert change["before_image"] == want["before"] and change["after_image"] == want["after"]
+        assert len(change["raw_records"]) == 2 and not change["decode_warnings"]
+    carriers = {(r["source_file"], r["raw_offset"]) for c in changes for r in c["raw_records"]}
+    accounted = rows(
+        spark,
+        "select source_file, raw_offset, outcome from intermediate.int_db2luw_records_accounted "
+        f"where source_file like 'db2luw/{CLEAN}/%'",
+    )
+    assert {a["outcome"] for a in accounted if (a["source_file"], a["raw_offset"]) in carriers} == {
+        "row_change"}  # fmt: skip
+
+
+def test_handmade_update_with_its_image_elsewhere(spark, demo):
+    """Hand-laid bytes: the paired update has both images; the update without its insert keeps
+    its before image and says where its after image would have been."""
+    changes = rows(
+        spark,
+        "select transaction_id, operation, change_kind, source_change_type, before_image, "
+        "after_image, "
+        "decode_warnings, disposition, size(raw_records) as records "
+        "from intermediate.int_db2luw_changes_standardized "
+        f"where capture = '{HANDMADE}' order by log_position",
+    )
+    first, second, paired, alone = changes
+    assert [(c["transaction_id"], c["operation"]) for c in (first, second)] == [
+        (TID_LOAD.hex(), "insert")] * 2  # fmt: skip
+    assert (paired["transaction_id"], paired["operation"], paired["records"]) == (
+        TID_PAIRED.hex(), "update", 2)  # fmt: skip
+    assert paired["before_image"] == {"ID": "7", "NAME": "before"}
+    assert paired["after_image"] == {"ID": "7", "NAME": "after"}
+    assert (paired["source_change_type"], paired["change_kind"]) == (
+        "update_record_image_elsewhere", "update")  # fmt: skip
+    assert (alone["transaction_id"], alone["source_change_type"], alone["change_kind"]) == (
+        TID_ALONE.hex(), "update_record", "update_before_only")  # fmt: skip
+    assert alone["before_image"] == {"ID": "8", "NAME": "old"} and alone["after_image"] is None
+    assert [w.split(" (")[0] for w in alone["decode_warnings"]] == ["after image: elsewhere"]
+    assert {c["disposition"] for c in changes} == {"committed"}
+    files = rows(
+        spark,
+        "select is_reconciled, records_read from marts.reconciliation "
+        f"where source_system = 'db2luw' and capture = '{HANDMADE}' and file_kind = 'log'",
+    )
+    assert files == [{"is_reconciled": True, "records_read": 8}]
 
 
 def test_catalog_events_and_record_outcomes(spark, demo):
@@ -240,7 +412,10 @@ def test_catalog_events_and_record_outcomes(spark, demo):
     }
     summary = truth(demo, "summary.json")
     record_kinds = summary["record_kinds"]
-    undo = sum(v for k, v in record_kinds.items() if k.startswith("undo_"))
+    # row undo records; an undo drop table (DOM 5) is a catalog event
+    undo = sum(
+        v for k, v in record_kinds.items() if k.startswith("undo_") and k.endswith("_record")
+    )
     assert outcomes["compensation"] == undo
     assert (
         outcomes["not_user_row"] == record_kinds["internal_record"] + record_kinds["catalog_change"]
@@ -276,7 +451,9 @@ def test_without_a_catalog_only_tables_the_log_describes_decode(spark, demo):
         f"where source_system = 'db2luw' and capture = '{NO_CATALOG}' and after_image is not null",
     )
     names = {(c["table_schema"], c["table_name"]) for c in changes}
-    assert names == {(None, "TBSPACEID=2,TABLEID=14"), (None, "TBSPACEID=2,TABLEID=12")}
+    (loads,) = truth(demo, "dropped.json").values()
+    assert names == {(None, "TBSPACEID=2,TABLEID=14"), (None, "TBSPACEID=2,TABLEID=12"),
+                     (None, "TBSPACEID=2,TABLEID=15"), (None, dropped_name(loads))}  # fmt: skip
     events = [c for c in changes if c["table_name"].endswith("=14")]
     assert events and all(set(c["after_image"]) == {"C1", "C2", "C3", "C4"} for c in events)
     quarantined = rows(
@@ -290,7 +467,7 @@ def test_without_a_catalog_only_tables_the_log_describes_decode(spark, demo):
         spark,
         "select count(distinct source_file, raw_offset) as n "
         "from intermediate.int_db2luw_row_images_decoded "
-        f"where capture = '{CLEAN}' and table_identifier not in (12, 14)",
+        f"where capture = '{CLEAN}' and table_identifier not in (12, 14, 15)",
     )
     assert len(quarantined) == expected[0]["n"]
     files = rows(

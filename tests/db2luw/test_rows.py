@@ -313,3 +313,136 @@ def test_initialize_table_layout_without_catalog_names_columns_c1_to_cn():
     assert book.at(2, 14, 9) is None
     row = decode_row(h.formatted("<", struct.pack("<iHH", 3, 9, 2) + b"\x00", b"ok"), t)
     assert row.values == {"C1": "3", "C2": "ok"}
+
+
+# --- an update whose after image is in the preceding insert record ---------------------------
+
+
+def _id_name_row(bo: str, key: int, name: bytes, outer: int = 0) -> bytes:
+    """ID SMALLINT NOT NULL at 0, NAME VARCHAR(10) at 2 (offset/length, null byte at 6)."""
+    return h.formatted(bo, struct.pack(bo + "hHH", key, 7, len(name)) + b"\x00", name, outer)
+
+
+@pytest.mark.parametrize("byteorder", BYTE_ORDERS)
+def test_update_after_image_is_in_the_preceding_insert_record(byteorder):
+    """002_…, "Update record log record": when the new half's record type has the 0x02 bit,
+    the after image is in the preceding insert record of the transaction, whose record type
+    has the 0x04 bit. The insert's image is an ordinary user row (it is decoded); the update's
+    new half is not an image (what follows its record header is not read)."""
+    bo = h.order(byteorder)
+    table = layout(Column("ID", r.SMALLINT, 2, False, 0), Column("NAME", r.VARCHAR, 10, True, 2))
+    carrier_rid = b"\x09\0\0\0\0\x04"
+    insert = decode_record(
+        h.record(bo, h.insert_body(bo, 162, _id_name_row(bo, 7, b"after", 0x04), rid=carrier_rid),
+                 lsn=100),
+        byteorder,
+    )  # fmt: skip
+    pointer = h.image(bo, carrier_rid, 0x02)
+    update = decode_record(
+        h.record(bo, h.update_body(bo, _id_name_row(bo, 7, b"before"), pointer), lsn=101),
+        byteorder,
+    )
+    assert (insert["kind"], update["kind"]) == ("row_insert", "row_update")
+    assert update["after_image"] == pointer and update["after_image"][0] == 0x02
+    carried = decode_row(insert["after_image"], table, byteorder)
+    assert (carried.record_kind, carried.record_type) == ("user_row", 0x04)
+    assert carried.values == {"ID": "7", "NAME": "after"}
+    elsewhere = decode_row(update["after_image"], table, byteorder)
+    assert (elsewhere.record_kind, elsewhere.record_type, elsewhere.values) == (
+        "image_elsewhere", 0x02, {})  # fmt: skip
+    before = decode_row(update["before_image"], table, byteorder)
+    assert before.values == {"ID": "7", "NAME": "before"} and before.record_type == 0
+
+
+# --- table ids reused after DROP TABLE -------------------------------------------------------
+
+
+def _lifecycle_records(bo: str, byteorder: str) -> list[dict]:
+    """Hand-laid records of ids (2, 15): CREATE TABLE (DOM 101) + initialize table (INTEGER,
+    VARCHAR(20)); a DROP TABLE rolled back (DOM 4, then compensation DOM 5); the real DROP
+    TABLE; CREATE TABLE + initialize table of another table (BIGINT, CHAR(8), SMALLINT) on the
+    same ids."""
+    old = [h.column(bo, r.INTEGER, 4, 0x0002, 0), h.column(bo, r.VARCHAR, 20, 0x0001, 4)]
+    new = [h.column(bo, r.BIGINT, 8, 0x0002, 0), h.column(bo, r.CHAR, 8, 0x0002, 8),
+           h.column(bo, r.SMALLINT, 2, 0x0001, 16)]  # fmt: skip
+    parts = [
+        (10, h.dom(bo, 101, 2, 15), {}),
+        (11, h.initialize_table_body(bo, old), {}),
+        (20, h.dom(bo, 4, 2, 15), {}),
+        (21, h.dom(bo, 5, 2, 15), {"rtype": 0x43, "extension": h.undo_extension(bo)}),
+        (30, h.dom(bo, 4, 2, 15), {}),
+        (40, h.dom(bo, 101, 2, 15), {}),
+        (41, h.initialize_table_body(bo, new), {}),
+    ]
+    return [
+        decode_record(h.record(bo, body + (b"" if body[0] == 1 else bytes(72)), lsn=lsn, **kw),
+                      byteorder)
+        for lsn, body, kw in parts
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("byteorder", BYTE_ORDERS)
+def test_a_dropped_tables_ids_reused_by_a_new_table_give_two_tables(byteorder, tmp_path):
+    """A drop ends the table after the drop record's LSN; a rolled-back drop (undo drop table)
+    does not; the table created later on the same ids is decoded with its own layout and takes
+    the catalog export's names (the export is the state at the end); the dropped one keeps
+    C1..Cn and is named after its ids and drop LSN."""
+    records = _lifecycle_records(h.order(byteorder), byteorder)
+    assert [rec["kind"] for rec in records] == [
+        "ddl_create_table", "ddl_initialize_table", "ddl_drop_table", "undo_ddl_drop_table",
+        "ddl_drop_table", "ddl_create_table", "ddl_initialize_table"]  # fmt: skip
+    layouts = catalog(tmp_path, "S,AUDIT,AUDIT_ID,0,BIGINT,8,0,N,1\nS,AUDIT,ACTION,1,CHARACTER,8,0,"
+                      "N,\nS,AUDIT,N,2,SMALLINT,2,0,Y,\n", "S,AUDIT,2,15,N\n")  # fmt: skip
+    book = LayoutBook(layouts)
+    for record in reversed(records):  # any order: LSN decides
+        book.observe(record)
+    first, second = book.history(2, 15)
+    assert (first.valid_from_lsn, first.valid_to_lsn, first.dropped_lsn) == (10, 31, 30)
+    assert first.table_name == "TBSPACEID=2,TABLEID=15,DROPPED_LSN=000000000000001E"
+    assert (first.table_schema, first.key_columns, first.incarnation) == (None, (), 1)
+    assert [(c.name, c.type_name) for c in first.layout.columns] == [
+        ("C1", "INTEGER"), ("C2", "VARCHAR")]  # fmt: skip
+    assert (second.valid_from_lsn, second.valid_to_lsn, second.incarnation) == (40, None, 2)
+    assert (second.table_schema, second.table_name, second.key_columns) == (
+        "S", "AUDIT", ("AUDIT_ID",))  # fmt: skip
+    assert [c.name for c in second.layout.columns] == ["AUDIT_ID", "ACTION", "N"]
+    assert second.layout.source == "initialize_table"
+    assert book.at(2, 15, 25) is first.layout  # after the rolled-back drop: still the old one
+    assert book.at(2, 15, 30) is first.layout  # the drop record itself is the old table's
+    assert book.at(2, 15, 35) is None  # between the drop and the next create: no table
+    assert book.at(2, 15, 40) is second.layout and book.at(2, 15, 9) is None
+    row = decode_row(h.formatted("<", struct.pack("<qhh", 5, 0, 0)[:8] + b"GRANT   " + b"\1\0"
+                                 + b"\x00"), second.layout)  # fmt: skip
+    assert row.values == {"AUDIT_ID": "5", "ACTION": "GRANT   ", "N": "1"}
+
+
+def test_drop_without_a_layout_and_ids_reused_later():
+    """A table there before the capture (no initialize table record) dropped, its ids reused:
+    its rows have no layout, and say why; the new table's is from its initialize table."""
+    bo = "<"
+    records = _lifecycle_records(bo, "little")[4:]  # the real drop, then the new table
+    book = LayoutBook()
+    for record in records:
+        book.observe(record)
+    dropped, created = book.history(2, 15)
+    assert (dropped.valid_from_lsn, dropped.valid_to_lsn, dropped.layout) == (-1, 31, None)
+    assert "was dropped at LSN 000000000000001E" in dropped.error
+    assert (created.valid_from_lsn, created.table_name) == (40, "TBSPACEID=2,TABLEID=15")
+    assert [c.name for c in created.layout.columns] == ["C1", "C2", "C3"]
+
+
+def test_create_table_without_drop_ends_the_earlier_table_and_mdc_creates_are_one_table():
+    """A create table on ids in use (the drop not in the capture) ends the earlier table; the
+    second create table record of an MDC table (its block map) belongs to the same table."""
+    bo = "<"
+    records = _lifecycle_records(bo, "little")
+    mdc_block_map, initialize = {**records[0], "lsn": 11}, {**records[1], "lsn": 12}
+    book = LayoutBook()
+    for record in [records[0], mdc_block_map, initialize, records[5], records[6]]:
+        book.observe(record)
+    first, second = book.history(2, 15)
+    assert (first.valid_from_lsn, first.valid_to_lsn, first.dropped_lsn) == (10, 40, None)
+    assert len(first.layout.columns) == 2 and first.layout.source == "initialize_table"
+    assert first.table_name == "TBSPACEID=2,TABLEID=15,DROPPED_BEFORE_LSN=0000000000000028"
+    assert (second.valid_from_lsn, second.table_name) == (40, "TBSPACEID=2,TABLEID=15")
+    assert len(second.layout.columns) == 3

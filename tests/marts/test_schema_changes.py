@@ -30,7 +30,8 @@ STATEMENT_KINDS = {"CREATE INDEX": "create_index", "CREATE TABLE": "create_table
 # Db2 LUW record kinds the generator counts (truth summary.json record_kinds) that are DDL.
 DB2LUW_KINDS = {"create_table": "create_table", "initialize_table": "initialize_table",
                 "create_index": "create_index", "alter_table_attribute": "alter_table",
-                "add_columns": "add_column", "truncate": "truncate"}  # fmt: skip
+                "add_columns": "add_column", "truncate": "truncate",
+                "drop_table": "drop_table"}  # fmt: skip
 # solidDB DDL LOGRECIDs (004_… "DDL record ids").
 SOLIDDB_LOGRECIDS = {45: "create_table", 17: "drop_table", 47: "rename_table", 22: "alter_table",
                      73: "truncate", 16: "create_index", 18: "drop_index", 46: "create_view",

@@ -1,20 +1,25 @@
 """Bodies of the Db2 LUW SQL functions (Arrow UDFs registered in :mod:`udfs.spark_udfs`).
 
 ``logmart_db2luw_layout_history(catalog_json, settings_json, layout_records)`` — called once
-per table (``group by`` capture, table space, table): the catalog export's columns as JSON
-(null when the table is not in the export), the character settings, and the table's
-initialize-table / add / drop / alter column records (``collect_list(struct(lsn, kind, …))``,
-any order). Returns every layout version of the table, built by
+per table ids (``group by`` capture, table space, table): the catalog export's columns as JSON
+(null when the ids are not in the export), the character settings, and the ids'
+initialize-table / add / drop / alter column and create / drop table records
+(``collect_list(struct(lsn, kind, …))``, any order). Returns every layout version of every
+table that had the ids in the capture (a dropped table's ids may be reused), built by
 :class:`udfs.db2luw.rows.LayoutBook`: ``valid_from_lsn`` (-1 = from the start of the capture),
-``layout_json`` (what ``logmart_db2luw_row`` reads), ``column_names``, ``column_types`` (as
-Db2 DDL spells them), ``layout_source``; or
-one element with ``error`` set when no layout can be built.
+``valid_to_lsn`` (exclusive; null = in force at the end), ``incarnation`` (1, 2, … per ids),
+``table_schema`` / ``table_name`` / ``key_columns`` (the catalog's for the table there at the
+end, else ``TBSPACEID=..,TABLEID=..[,DROPPED_LSN=..]``), ``dropped_lsn``, ``layout_json`` (what
+``logmart_db2luw_row`` reads), ``column_names``, ``column_types`` (as Db2 DDL spells them),
+``layout_source``; or, for a table no layout can be built for, one element with ``error`` set.
 
 ``logmart_db2luw_row(image, layout_json, byteorder)`` — one row image ("record header and
 data") decoded with a layout version: ``values`` and ``null_reasons`` in column order (the
 SQL zips them with ``column_names``), ``error`` (why the image could not be decoded),
-``is_user_row`` and ``record_kind`` (``user_row`` / ``internal`` / ``image_elsewhere`` /
-``not_user_record``, see :func:`udfs.db2luw.rows.decode_row`).
+``is_user_row``, ``record_kind`` (``user_row`` / ``internal`` / ``image_elsewhere`` /
+``not_user_record``, see :func:`udfs.db2luw.rows.decode_row`) and ``record_type`` (the outer
+record type: an insert whose type has the 0x04 bit carries the after image of the update
+record that follows it).
 """
 
 from __future__ import annotations
@@ -52,6 +57,7 @@ from udfs.db2luw.rows import (
     XML,
     Column,
     LayoutBook,
+    LayoutVersion,
     TableLayout,
     catalog_layout,
     decode_row,
@@ -59,13 +65,21 @@ from udfs.db2luw.rows import (
 from udfs.errors import DecodeError
 
 LAYOUT_HISTORY_TYPE = (
-    "array<struct<valid_from_lsn: bigint, layout_json: string, column_names: array<string>, "
-    "column_types: array<string>, layout_source: string, error: string>>"
+    "array<struct<valid_from_lsn: bigint, valid_to_lsn: bigint, incarnation: int, "
+    "table_schema: string, table_name: string, key_columns: array<string>, dropped_lsn: bigint, "
+    "layout_json: string, column_names: array<string>, column_types: array<string>, "
+    "layout_source: string, error: string>>"
 )
 _HISTORY_ARROW = pa.list_(
     pa.struct(
         [
             ("valid_from_lsn", pa.int64()),
+            ("valid_to_lsn", pa.int64()),
+            ("incarnation", pa.int32()),
+            ("table_schema", pa.string()),
+            ("table_name", pa.string()),
+            ("key_columns", pa.list_(pa.string())),
+            ("dropped_lsn", pa.int64()),
             ("layout_json", pa.string()),
             ("column_names", pa.list_(pa.string())),
             ("column_types", pa.list_(pa.string())),
@@ -76,7 +90,7 @@ _HISTORY_ARROW = pa.list_(
 )
 ROW_TYPE = (
     "struct<values: array<string>, null_reasons: array<string>, error: string, "
-    "is_user_row: boolean, record_kind: string>"
+    "is_user_row: boolean, record_kind: string, record_type: int>"
 )
 _ROW_ARROW = pa.struct(
     [
@@ -85,6 +99,7 @@ _ROW_ARROW = pa.struct(
         ("error", pa.string()),
         ("is_user_row", pa.bool_()),
         ("record_kind", pa.string()),
+        ("record_type", pa.int32()),
     ]
 )
 DEFAULT_SETTINGS = {"codec": "utf-8", "graphic_codec": "utf-16-be"}
@@ -143,7 +158,8 @@ def layout_history_arrow(
 def layout_history(
     catalog_text: str | None, settings_text: str | None, records: list[dict] | None
 ) -> list[dict[str, Any]]:
-    """Every layout version of one table, or one element saying why there is none."""
+    """Every layout version of the tables of one pair of ids, or one element saying why there
+    is none."""
     settings = json.loads(settings_text) if settings_text else {}
     records = sorted(records or [], key=lambda record: record["lsn"])
     try:
@@ -154,28 +170,38 @@ def layout_history(
         for record in records:
             book.observe(record)
         key = catalog_ids(catalog) if catalog else _record_ids(records[0])
-        versions = book.versions(*key)
+        versions = book.history(*key)
     except (DecodeError, KeyError, TypeError, ValueError) as exc:
         return [_failed(f"no table layout: {exc}")]
     if not versions:
         return [_failed("no table layout: neither the catalog export nor an initialize-table "
                         "record describes the table")]  # fmt: skip
-    return [
-        {
-            "valid_from_lsn": lsn,
-            "layout_json": layout_to_json(layout, settings),
-            "column_names": [column.name for column in layout.columns],
-            "column_types": [column_type(column) for column in layout.columns],
-            "layout_source": layout.source,
-            "error": None,
-        }
-        for lsn, layout in versions
-    ]
+    return [_version(version, settings) for version in versions]
+
+
+def _version(version: LayoutVersion, settings: dict[str, str]) -> dict[str, Any]:
+    layout = version.layout
+    return {
+        "valid_from_lsn": version.valid_from_lsn,
+        "valid_to_lsn": version.valid_to_lsn,
+        "incarnation": version.incarnation,
+        "table_schema": version.table_schema,
+        "table_name": version.table_name,
+        "key_columns": list(version.key_columns),
+        "dropped_lsn": version.dropped_lsn,
+        "layout_json": None if layout is None else layout_to_json(layout, settings),
+        "column_names": None if layout is None else [column.name for column in layout.columns],
+        "column_types": None if layout is None else [column_type(c) for c in layout.columns],
+        "layout_source": None if layout is None else layout.source,
+        "error": None if version.error is None else f"no table layout: {version.error}",
+    }
 
 
 def _failed(reason: str) -> dict[str, Any]:
-    return {"valid_from_lsn": -1, "layout_json": None, "column_names": None,
-            "column_types": None, "layout_source": None, "error": reason}  # fmt: skip
+    return {"valid_from_lsn": -1, "valid_to_lsn": None, "incarnation": 1, "table_schema": None,
+            "table_name": None, "key_columns": None, "dropped_lsn": None, "layout_json": None,
+            "column_names": None, "column_types": None, "layout_source": None,
+            "error": reason}  # fmt: skip
 
 
 _SIMPLE_TYPES = {
@@ -223,6 +249,10 @@ def _catalog(text: str | None) -> TableLayout | None:
     if not text:
         return None
     table = json.loads(text)
+    if not isinstance(table, dict) or not all(
+        isinstance(column, dict) for column in table.get("columns") or []
+    ):
+        raise DecodeError("the catalog JSON is not a table with a list of column objects")
     rows = [
         {key.upper(): "" if value is None else str(value) for key, value in column.items()}
         for column in sorted(table.get("columns") or [], key=lambda column: column["colno"])
@@ -281,7 +311,7 @@ def decode_image(
         return _row_failure(f"row image of {layout.qualified_name}: {exc}")
     if row.record_kind != "user_row":
         return {"values": None, "null_reasons": None, "error": None, "is_user_row": False,
-                "record_kind": row.record_kind}  # fmt: skip
+                "record_kind": row.record_kind, "record_type": row.record_type}  # fmt: skip
     names = [column.name for column in layout.columns]
     return {
         "values": [row.values.get(name) for name in names],
@@ -289,9 +319,10 @@ def decode_image(
         "error": None,
         "is_user_row": True,
         "record_kind": row.record_kind,
+        "record_type": row.record_type,
     }
 
 
 def _row_failure(reason: str) -> dict[str, Any]:
     return {"values": None, "null_reasons": None, "error": reason, "is_user_row": None,
-            "record_kind": None}  # fmt: skip
+            "record_kind": None, "record_type": None}  # fmt: skip

@@ -17,10 +17,14 @@ create table + initialize table + create index); ALTER TABLE ADD COLUMN mid-stre
 updates of older rows log the before image in the old format); a rolled-back transaction
 (compensation records, then abort); a savepoint rollback in a committed transaction; MDC inserts
 (165) and an MDC delete (164); insert multiple records (167); a truncate (DOM 11); decomposed
-updates (0x8000 delete + insert); updates (163); an out-of-row start record (211); an alter
-table attribute (124); internal (record type 0) rows and catalog-table (table space 0) changes;
-local pending list commits; pairs of transactions whose records interleave; and an in-flight
-transaction at the end. Tables are empty when the capture starts.
+updates (0x8000 delete + insert); updates (163), some of them with the after image in the
+insert record before them (insert image record type 0x04, update new half 0x02); an
+out-of-row start record (211); an alter table attribute (124); internal (record type 0) rows
+and catalog-table (table space 0) changes; a table created in the capture, changed, dropped
+(DOM 4; once rolled back, DOM 5) and its table space/table ids reused by another table created
+later; local pending list commits; pairs of transactions whose records interleave; and an
+in-flight transaction at the end. Tables are empty when the capture starts.
+``out_dir/truth/db2luw/dropped.json`` holds each dropped table's rows at its drop.
 
 Records stream to disk as they are made; only the tables' current rows stay in memory.
 :func:`generate_benchmark` streams N inserts into one simple table with no state at all.
@@ -53,9 +57,10 @@ TYPE_CODES = {
     "BIGINT": 0x0005, "DECFLOAT16": 0x0006, "DECFLOAT34": 0x0007, "CHARACTER": 0x0100,
     "VARCHAR": 0x0101, "DATE": 0x0105, "TIME": 0x0106, "TIMESTAMP": 0x0107, "BLOB": 0x0108,
     "CLOB": 0x0109, "BOOLEAN": 0x010F, "BINARY": 0x0110, "VARBINARY": 0x0111, "GRAPHIC": 0x0200,
-    "VARGRAPHIC": 0x0201,
+    "VARGRAPHIC": 0x0201, "DBCLOB": 0x0203,
 }  # fmt: skip
-VARYING = {"VARCHAR", "VARBINARY", "VARGRAPHIC", "BLOB", "CLOB"}
+VARYING = {"VARCHAR", "VARBINARY", "VARGRAPHIC", "BLOB", "CLOB", "DBCLOB"}
+LOBS = ("BLOB", "CLOB", "DBCLOB")
 WIDTHS = {"SMALLINT": 2, "INTEGER": 4, "BIGINT": 8, "REAL": 4, "DOUBLE": 8, "DECFLOAT16": 8,
           "DECFLOAT34": 16, "DATE": 4, "TIME": 3, "TIMESTAMP": 10, "BOOLEAN": 1}  # fmt: skip
 
@@ -126,7 +131,7 @@ def _tables() -> list[Table]:
         c("C_TS", "TIMESTAMP", 10, 6), c("C_BOOL", "BOOLEAN"), c("C_BIN", "BINARY", 4),
         c("C_VARBIN", "VARBINARY", 16), c("C_GRAPHIC", "GRAPHIC", 4),
         c("C_VARGRAPHIC", "VARGRAPHIC", 20), c("C_CLOB", "CLOB", 1024, inline=200),
-        c("C_BLOB", "BLOB", 1024, inline=200),
+        c("C_BLOB", "BLOB", 1024, inline=200), c("C_DBCLOB", "DBCLOB", 512, inline=200),
     ], key="ID")  # fmt: skip
     orders = Table("SALES", "ORDERS", 2, 11, [
         c("ORDER_ID", "BIGINT", nullable=False), c("CUSTOMER", "VARCHAR", 20, nullable=False),
@@ -150,7 +155,17 @@ def _tables() -> list[Table]:
         c("SALE_ID", "INTEGER", nullable=False), c("REGION", "CHARACTER", 4, nullable=False),
         c("SOLD", "DATE", nullable=False), c("TOTAL", "DECIMAL", 9, 2),
     ], key="SALE_ID", mdc=True)  # fmt: skip
-    return [alltypes, orders, accounts, staging, events, mdc]
+    # SALES.LOADS is created in the capture and dropped; SALES.AUDIT is created later and
+    # gets the same table space and table ids (Db2 reuses a dropped table's ids).
+    loads = Table("SALES", "LOADS", 2, 15, [
+        c("LOAD_ID", "INTEGER", nullable=False), c("BATCH", "VARCHAR", 20),
+        c("ROWS_LOADED", "BIGINT"), c("LOADED", "TIMESTAMP", 10, 6),
+    ], key="LOAD_ID")  # fmt: skip
+    audit = Table("SALES", "AUDIT", 2, 15, [
+        c("AUDIT_ID", "BIGINT", nullable=False), c("ACTION", "CHARACTER", 8, nullable=False),
+        c("AMOUNT", "DECIMAL", 7, 2, compress=True), c("NOTE", "VARGRAPHIC", 12),
+    ], key="AUDIT_ID", value_compression=True)  # fmt: skip
+    return [alltypes, orders, accounts, staging, events, mdc, loads, audit]
 
 
 ADDED_COLUMN = Col("TIER", "CHARACTER", 1)
@@ -244,6 +259,8 @@ def encode_value(col: Col, value: Any, bo: str) -> bytes:
         return _lob(value.encode("utf-8"), bo)
     if t == "BLOB":
         return _lob(value, bo)
+    if t == "DBCLOB":
+        return _lob(value.encode("utf-16-be"), bo)
     raise ValueError(t)
 
 
@@ -282,7 +299,7 @@ def is_system_default(col: Col, value: Any) -> bool:
         return value.strip() == ""
     if col.type in ("BINARY", "VARBINARY", "BLOB"):
         return not any(value)
-    if col.type in ("VARCHAR", "VARGRAPHIC", "CLOB"):
+    if col.type in ("VARCHAR", "VARGRAPHIC", "CLOB", "DBCLOB"):
         return value == ""
     return value == 0
 
@@ -290,14 +307,25 @@ def is_system_default(col: Col, value: Any) -> bool:
 # --- row images ---------------------------------------------------------------------------------
 
 
-def row_image(table: Table, values: dict, version: int, bo: str) -> bytes:
-    """Record header + formatted user data (with or without VALUE COMPRESSION)."""
+def row_image(table: Table, values: dict, version: int, bo: str, outer: int = 0) -> bytes:
+    """Record header (record type ``outer``) + formatted user data (with or without VALUE
+    COMPRESSION)."""
     cols = table.versions[version]
     if table.value_compression:
         body = _value_compressed(cols, values, bo)
     else:
         body = _formatted(cols, table.offsets(version), values, bo)
-    return struct.pack(bo + "BBH", 0, 0, 4 + len(body)) + body
+    return struct.pack(bo + "BBH", outer, 0, 4 + len(body)) + body
+
+
+IMAGE_ELSEWHERE, CARRIES_UPDATE_IMAGE = 0x02, 0x04  # outer record types (002_…, update record)
+
+
+def pointer_image(rid: bytes, bo: str) -> bytes:
+    """An update record's new half of record type 0x02: the after image is in the preceding
+    insert record. What follows the record header is not in the specs; the generator writes the
+    insert's RID there and the decoders do not read it."""
+    return struct.pack(bo + "BBH", IMAGE_ELSEWHERE, 0, 4 + len(rid)) + rid
 
 
 def _formatted(cols: list[Col], offsets: list[int], values: dict, bo: str) -> bytes:
@@ -394,9 +422,10 @@ def descriptors(table: Table, version: int, bo: str) -> bytes:
     for col, at in zip(cols, offsets, strict=True):
         if col.type == "DECIMAL":
             length = bytes((col.length, col.scale))  # byte 0 precision, byte 1 scale
-        elif col.type in ("BLOB", "CLOB"):
+        elif col.type in LOBS:  # LOB descriptor lengths are bytes (DBCLOB: 2 per character)
             length = struct.pack(bo + "H", 0)
-            lobs += struct.pack(bo + "IHHI", col.length, col.inline, 1, 0)
+            size = col.length * (2 if col.type == "DBCLOB" else 1)
+            lobs += struct.pack(bo + "IHHI", size, col.inline, 1, 0)
         else:
             length = struct.pack(bo + "H", col.width() if col.type not in VARYING else
                                  col.length * (2 if col.type == "VARGRAPHIC" else 1))  # fmt: skip
@@ -493,6 +522,12 @@ class LogWriter:
             self._handle.close()
             self._handle = None
 
+    def continue_in(self, folder: Path) -> None:
+        """Write the records that follow into ``folder`` (the next capture of the log stream);
+        the log file numbers go on, as Db2's do."""
+        self.close()
+        self.folder = folder
+
 
 # --- transactions -------------------------------------------------------------------------------
 
@@ -535,6 +570,7 @@ class Workload:
         self.clock = START_TIME
         self.counts: dict[str, int] = {}
         self.dispositions: dict[str, int] = {}
+        self.dropped: dict[str, dict] = {}  # full name -> table, rows at the drop, drop LSN
 
     # --- transaction plumbing
 
@@ -597,7 +633,12 @@ class Workload:
         self.dispositions[what] = self.dispositions.get(what, 0) + 1
 
     def apply(self, table: Table, op: str, key: Any, row: dict | None) -> None:
-        if op == "truncate":
+        if op == "drop":  # row: {'op': the drop table record's Op}
+            self.dropped[table.full_name] = {"table": table, "rows": dict(table.rows),
+                                             "dropped_lsn": row["op"].lsn}  # fmt: skip
+            table.rows.clear()
+            self.created.discard(table.name)
+        elif op == "truncate":
             table.rows.clear()
         elif op == "delete":
             table.rows.pop(key, None)
@@ -626,7 +667,7 @@ class Workload:
         rows = dict(table.rows)
         for t, op, key, row in txn.apply:
             if t is table:
-                if op == "truncate":
+                if op in ("truncate", "drop"):
                     rows.clear()
                 elif op == "delete":
                     rows.pop(key, None)
@@ -652,17 +693,30 @@ class Workload:
         counted = "insert_record_to_empty_page" if how == "mdc" else "insert_record"
         return self.add(txn, NORMAL, body, change, counted)
 
-    def update(self, txn: Txn, table: Table, key: Any, changes: dict) -> int:
+    def update(self, txn: Txn, table: Table, key: Any, changes: dict,
+               elsewhere: bool = False) -> int:  # fmt: skip
+        """An update record (163). ``elsewhere``: the after image goes into an insert record
+        (record type 0x04) written just before the update, whose new half is record type 0x02
+        (002_…, "Update record log record")."""
         row = self.view(txn, table)[key]
         new_values = {**row["values"], **changes}
         version = len(table.versions) - 1
         old_image = row_image(table, row["values"], row["version"], self.bo)
-        new_image = row_image(table, new_values, version, self.bo)
+        if elsewhere:
+            carrier_rid = self._rid(table)
+            image = row_image(table, new_values, version, self.bo, CARRIES_UPDATE_IMAGE)
+            body = insert_body(self.bo, 162, table.ts, table.tid, image, carrier_rid)
+            self.add(txn, NORMAL, body, count="update_image_insert")
+            new_image = pointer_image(carrier_rid, self.bo)
+        else:
+            new_image = row_image(table, new_values, version, self.bo)
         body = update_body(self.bo, table.ts, table.tid, old_image, new_image, row["rid"])
-        change = self._change(txn, table, "update", row["values"], new_values, "update")
+        how = "update_image_elsewhere" if elsewhere else "update"
+        change = self._change(txn, table, "update", row["values"], new_values, how)
         txn.touched.add((table.name, key))
         txn.apply.append((table, "update", key, {**row, "values": new_values, "version": version}))
-        return self.add(txn, NORMAL, body, change, "update_record")
+        counted = "update_record_image_elsewhere" if elsewhere else "update_record"
+        return self.add(txn, NORMAL, body, change, counted)
 
     def delete(self, txn: Txn, table: Table, key: Any, how: str = "delete") -> int:
         row = self.view(txn, table)[key]
@@ -717,7 +771,11 @@ class Workload:
     def _compensate(self, txn: Txn, index: int) -> None:
         op, bo = txn.ops[index], self.bo
         function, ts, tid = op.body[1], *struct.unpack_from(bo + "HH", op.body, 2)
-        if function in (162, 165):
+        if op.body[0] == 4:  # DOM: only drop table is rolled back here (undo drop table, 5)
+            ts, tid = struct.unpack_from(bo + "HH", op.body, 6)
+            body = dom(bo, 5, ts, tid) + op.body[12:]
+            self.add(txn, COMPENSATION, body, None, "undo_drop_table", index)
+        elif function in (162, 165):
             length = struct.unpack_from(bo + "H", op.body, 8)[0]
             rid = op.body[12:18]
             body = undo_insert_body(bo, ts, tid, rid, length)
@@ -779,6 +837,7 @@ class Workload:
             "C_VARGRAPHIC": m(r.choice(("", "graphic", "平仮名", "mixed ü"))),
             "C_CLOB": m(self._text(0, 120)),
             "C_BLOB": m(r.randbytes(r.randint(0, 40))),
+            "C_DBCLOB": m(r.choice(("", "double-byte LOB", "長い文字列", "grüße"))),
         }
 
     def _row_orders(self, key: int) -> dict:
@@ -816,6 +875,18 @@ class Workload:
         return {"SALE_ID": key, "REGION": self.rng.choice(("EU", "US", "APAC")),
                 "SOLD": self._timestamp().date(),
                 "TOTAL": self._maybe(Decimal(self.rng.randint(0, 10**7)).scaleb(-2))}  # fmt: skip
+
+    def _row_loads(self, key: int) -> dict:
+        return {"LOAD_ID": key, "BATCH": self._maybe(f"batch-{self.rng.randint(1, 999)}"),
+                "ROWS_LOADED": self._maybe(self.rng.randint(0, 10**12)),
+                "LOADED": self._maybe(self._timestamp())}  # fmt: skip
+
+    def _row_audit(self, key: int) -> dict:
+        r = self.rng
+        return {"AUDIT_ID": key, "ACTION": r.choice(("GRANT", "REVOKE", "LOGIN")),
+                "AMOUNT": r.choice((None, Decimal("0.00"),
+                                    Decimal(r.randint(-99999, 99999)).scaleb(-2))),
+                "NOTE": self._maybe(r.choice(("", "ok", "審査済み", "Prüfung")))}  # fmt: skip
 
     def random_changes(self, table: Table) -> dict:
         fresh = self.random_row(table, key=0)
@@ -883,7 +954,8 @@ def _feature_rollback(w: Workload) -> Txn:
     w.insert(txn, w.tables["ORDERS"])
     acct = _pick(w, txn, w.tables["ACCOUNTS"])
     if acct is not None:
-        w.update(txn, w.tables["ACCOUNTS"], acct, w.random_changes(w.tables["ACCOUNTS"]))
+        w.update(txn, w.tables["ACCOUNTS"], acct, w.random_changes(w.tables["ACCOUNTS"]),
+                 elsewhere=True)  # fmt: skip
     row = _pick(w, txn, w.tables["ALLTYPES"])
     if row is not None:
         w.delete(txn, w.tables["ALLTYPES"], row)
@@ -917,7 +989,13 @@ def _feature_mdc(w: Workload) -> Txn:
 
 
 def _feature_truncate(w: Workload) -> Txn:
-    txn, staging = w.new_txn(), w.tables["STAGING"]
+    """TRUNCATE STAGING (DOM 11) and two inserts; the table has a committed row to empty."""
+    staging = w.tables["STAGING"]
+    if not staging.rows:
+        fill = w.new_txn()
+        w.insert(fill, staging)
+        w.write(fill)
+    txn = w.new_txn()
     w.add(txn, NORMAL, dom(w.bo, 11, staging.ts, staging.tid) + bytes(8), count="truncate")
     txn.ops[-1].change = {
         "tid": txn.tid.hex(), "table": staging.full_name, "operation": "truncate",
@@ -947,6 +1025,66 @@ def _feature_internal_and_lob(w: Workload) -> Txn:
     return txn
 
 
+def _feature_update_elsewhere(w: Workload) -> Txn:
+    """Updates whose after image is in the insert record before them (0x04 / 0x02), on a table
+    without and one with VALUE COMPRESSION, between ordinary updates of the same tables."""
+    txn = w.new_txn()
+    for name in ("ALLTYPES", "ORDERS"):
+        table = w.tables[name]
+        while len(w.view(txn, table)) < 2:
+            w.insert(txn, table)
+        for n, key in enumerate(sorted(w.view(txn, table))[:2]):
+            w.update(txn, table, key, w.random_changes(table), elsewhere=n == 0)
+    return txn
+
+
+def _create_table(w: Workload, table: Table) -> Txn:
+    """DOM create table + initialize table, two inserts and an update; the table exists from
+    its commit on."""
+    txn, bo = w.new_txn(), w.bo
+    w.add(txn, NORMAL, dom(bo, 101, table.ts, table.tid) + bytes(72), count="create_table")
+    w.add(txn, NORMAL, initialize_table_body(bo, table, 9_000_000 + table.tid),
+          count="initialize_table")  # fmt: skip
+    w.created.add(table.name)
+    first = w.random_row(table)
+    w.insert(txn, table, first)
+    w.insert(txn, table)
+    w.update(txn, table, first[table.key], w.random_changes(table))
+    return txn
+
+
+def _feature_create_loads(w: Workload) -> Txn:
+    return _create_table(w, w.tables["LOADS"])
+
+
+def _drop_table(w: Workload, txn: Txn, table: Table) -> int:
+    index = w.add(txn, NORMAL, dom(w.bo, 4, table.ts, table.tid) + bytes(72), count="drop_table")
+    txn.apply.append((table, "drop", None, {"op": txn.ops[index]}))
+    return index
+
+
+def _feature_drop_rolled_back(w: Workload) -> Txn:
+    """Insert into LOADS, DROP TABLE LOADS, ROLLBACK: undo drop table (5), undo insert."""
+    txn, loads = w.new_txn(), w.tables["LOADS"]
+    w.insert(txn, loads)
+    _drop_table(w, txn, loads)
+    w.rollback_to(txn, (0, 0), "aborted")
+    txn.ending = "abort"
+    return txn
+
+
+def _feature_drop_loads(w: Workload) -> Txn:
+    """DROP TABLE LOADS: its ids are free for the next table created in its table space."""
+    txn = w.new_txn()
+    _drop_table(w, txn, w.tables["LOADS"])
+    return txn
+
+
+def _feature_create_audit(w: Workload) -> Txn:
+    """CREATE TABLE AUDIT: another layout on the ids LOADS had."""
+    return _create_table(w, w.tables["AUDIT"])
+
+
 def _pick(w: Workload, txn: Txn, table: Table, committed_only: bool = False,
           locked: set | None = None) -> Any:  # fmt: skip
     rows = table.rows if committed_only else w.view(txn, table)
@@ -964,7 +1102,7 @@ def _random_txn(w: Workload, locked: set) -> Txn:
         if key is None or roll < 0.55:
             w.insert(txn, table)
         elif roll < 0.85:
-            w.update(txn, table, key, w.random_changes(table))
+            w.update(txn, table, key, w.random_changes(table), elsewhere=w.rng.random() < 0.15)
         else:
             w.delete(txn, table, key)
     if w.rng.random() < 0.04:
@@ -974,10 +1112,12 @@ def _random_txn(w: Workload, locked: set) -> Txn:
 
 
 FEATURES = (
-    (0.02, _feature_create_table), (0.05, _feature_insert_multiple), (0.10, _feature_mdc),
-    (0.15, _feature_internal_and_lob), (0.30, _feature_rollback), (0.45, _feature_add_column),
-    (0.55, _feature_savepoint), (0.65, _feature_truncate), (0.75, _feature_decomposed),
-    (0.85, _feature_rollback), (0.90, _feature_decomposed),
+    (0.02, _feature_create_table), (0.03, _feature_create_loads),
+    (0.05, _feature_insert_multiple), (0.10, _feature_mdc), (0.15, _feature_internal_and_lob),
+    (0.20, _feature_update_elsewhere), (0.30, _feature_rollback),
+    (0.40, _feature_drop_rolled_back), (0.45, _feature_add_column), (0.50, _feature_drop_loads),
+    (0.55, _feature_savepoint), (0.60, _feature_create_audit), (0.65, _feature_truncate),
+    (0.75, _feature_decomposed), (0.85, _feature_rollback), (0.90, _feature_decomposed),
 )  # fmt: skip
 
 # --- truth ------------------------------------------------------------------------------------
@@ -1018,6 +1158,17 @@ class Truth:
             tables[table.full_name] = {"key": [table.key], "columns": [c.name for c in cols],
                                        "rows": rows}  # fmt: skip
         (self.folder / "tables.json").write_text(json.dumps(tables, indent=1, sort_keys=True))
+        dropped = {}
+        for name, info in workload.dropped.items():
+            table = info["table"]
+            cols = table.versions[-1]
+            dropped[name] = {
+                "tbspaceid": table.ts, "tableid": table.tid, "dropped_lsn": info["dropped_lsn"],
+                "key": [table.key], "columns": [c.name for c in cols],
+                "rows": [{c.name: render(c, row["values"].get(c.name)) for c in cols}
+                         for _, row in sorted(info["rows"].items())],
+            }  # fmt: skip
+        (self.folder / "dropped.json").write_text(json.dumps(dropped, indent=1, sort_keys=True))
         return tables
 
 
@@ -1044,8 +1195,8 @@ def write_catalog(folder: Path, tables: list[Table]) -> None:
         for t in tables:
             for colno, col in enumerate(t.versions[-1]):
                 type_name, length = col.catalog_type()
-                codepage = {"GRAPHIC": 1200, "VARGRAPHIC": 1200, "BINARY": 0, "VARBINARY": 0,
-                            "BLOB": 0}.get(col.type, 1208)  # fmt: skip
+                codepage = {"GRAPHIC": 1200, "VARGRAPHIC": 1200, "DBCLOB": 1200, "BINARY": 0,
+                            "VARBINARY": 0, "BLOB": 0}.get(col.type, 1208)  # fmt: skip
                 out.writerow((t.schema, t.name, col.name, colno, type_name, length, col.scale,
                               "Y" if col.nullable else "N", "S" if col.compress else "N",
                               col.inline, codepage, 1 if col.name == t.key else ""))  # fmt: skip
@@ -1069,22 +1220,35 @@ def generate(
     byteorder: str = "little",
     framing: str = "filter",
     file_bytes: int = 64 * 1024,
+    split: str | None = None,
 ) -> dict:
-    """Write a synthetic capture and its ground truth under ``out_dir``; returns the summary."""
+    """Write a synthetic capture and its ground truth under ``out_dir``; returns the summary.
+
+    ``split``: the log is cut in two captures of one log stream (give both the same first
+    folder, e.g. ``SAMPLE/c1`` and ``SAMPLE/c2``): the records before the middle go to
+    ``capture``, the rest to ``split``, each capture with the catalog export of its end. The
+    cut is inside a committed transaction (open at the end of the first capture, committed
+    in the second); ``summary["split"]`` names it."""
     if framing not in ("filter", "lsn"):
         raise ValueError(f"framing must be 'filter' or 'lsn', got {framing!r}")
     transactions = max(transactions, 20)  # room for every scripted feature
     bo, rng = _byteorder_code(byteorder), random.Random(seed)
-    folder = Path(out_dir) / "db2luw" / capture
-    folder.mkdir(parents=True, exist_ok=True)
-    for old in folder.glob("S*.log"):
-        old.unlink()
-    writer = LogWriter(folder, bo, framing, file_bytes, rng)
+    folders = [Path(out_dir) / "db2luw" / name for name in (capture, split) if name]
+    for folder in folders:
+        folder.mkdir(parents=True, exist_ok=True)
+        for old in folder.glob("S*.log"):
+            old.unlink()
+    writer = LogWriter(folders[0], bo, framing, file_bytes, rng)
     truth = Truth(Path(out_dir) / "truth" / "db2luw")
     w = Workload(writer, truth, rng, bo)
     features = list(FEATURES)
     done = 0
+    spanning: dict[str, dict] | None = None
     while done < transactions - 1:
+        if split is not None and spanning is None and done >= transactions // 2:
+            spanning = _write_cut(w, folders[1])
+            done += 1
+            continue
         if features and done >= features[0][0] * transactions:
             w.write(features.pop(0)[1](w))
             done += 1
@@ -1101,7 +1265,7 @@ def generate(
     in_flight.ending = "in_flight"
     w.write(in_flight)
     writer.close()
-    write_catalog(folder / "catalog", [w.tables[n] for n in sorted(w.created)])
+    write_catalog(writer.folder / "catalog", [w.tables[n] for n in sorted(w.created)])
     tables = truth.close(w)
     summary = {
         "capture": capture,
@@ -1114,9 +1278,29 @@ def generate(
         "transactions": dict(sorted(w.dispositions.items())),
         "changes": dict(sorted(truth.changes.items())),
         "tables": {name: len(t["rows"]) for name, t in sorted(tables.items())},
+        "dropped_tables": {name: len(d["rows"]) for name, d in sorted(w.dropped.items())},
     }
+    if spanning is not None:
+        summary["split"] = {"captures": [capture, split], "open_transactions": spanning}
     (truth.folder / "summary.json").write_text(json.dumps(summary, indent=1, sort_keys=True))
     return summary
+
+
+def _write_cut(w: Workload, next_capture: Path) -> dict[str, dict]:
+    """Three inserts into ORDERS in one committed transaction, cut after the second: the first
+    capture ends there (with its catalog export, the tables as they are then) and the rest of
+    the log goes to ``next_capture``. Returns the transaction open at the cut, by TID."""
+    txn, orders = w.new_txn(), w.tables["ORDERS"]
+    for _ in range(3):
+        w.insert(txn, orders)
+    records = w._records(txn)
+    for _ in range(2):
+        next(records)
+    write_catalog(w.out.folder / "catalog", [w.tables[n] for n in sorted(w.created)])
+    w.out.continue_in(next_capture)
+    for _ in records:
+        pass
+    return {txn.tid.hex(): {"changes": 3, "changes_in_first": 2, "disposition": "committed"}}
 
 
 BENCHMARK_TABLE = Table("BENCH", "T1", 2, 50, [

@@ -3,7 +3,8 @@
 A :class:`TableLayout` is built three ways: from an initialize-table record (128,
 :meth:`TableLayout.from_descriptors`), from a catalog export (:func:`read_catalog`), and by
 applying add/drop/alter column records (:meth:`TableLayout.apply`). :class:`LayoutBook` keeps
-every table's layouts by LSN so a row is decoded with the layout in force at its own LSN.
+every table's layouts by LSN so a row is decoded with the layout in force at its own LSN, and
+ends a table's layouts at its DROP TABLE (its ids may be reused by a later table).
 :func:`decode_row` turns one "record header and data" (the bytes ``decode_record`` returns as
 ``before_image`` / ``after_image``) into ``{column name: rendered text or None}`` plus, for each
 None, why (``none_sources``, after python-mysql-replication): ``'null'`` (the log said NULL),
@@ -364,72 +365,219 @@ LAYOUT_KINDS = frozenset(
     ("ddl_initialize_table", "ddl_add_columns", "ddl_drop_columns", "ddl_alter_column",
      "undo_ddl_add_columns", "undo_ddl_drop_columns", "undo_ddl_alter_column")
 )  # fmt: skip
+# Records that start or end a table on its (table space, table) ids: Db2 may give a dropped
+# table's ids to a table created later.
+LIFECYCLE_KINDS = frozenset(
+    ("ddl_create_table", "ddl_drop_table", "undo_ddl_create_table", "undo_ddl_drop_table")
+)
+_ENDING_KINDS = frozenset(("ddl_drop_table", "undo_ddl_create_table"))
+
+
+class LayoutVersion(NamedTuple):
+    """One layout of one table over an LSN range (``valid_from_lsn <= lsn < valid_to_lsn``)."""
+
+    valid_from_lsn: int  # -1 = from the start of the capture
+    valid_to_lsn: int | None  # exclusive; None = still in force at the end of the capture
+    layout: TableLayout | None  # None when no layout can be built (``error`` says why)
+    incarnation: int  # 1, 2, ...: which table of those that had these ids in the capture
+    table_schema: str | None
+    table_name: str  # the catalog's name, else TBSPACEID=..,TABLEID=..[,DROPPED_LSN=..]
+    key_columns: tuple[str, ...]
+    dropped_lsn: int | None = None  # LSN of the drop (or undone create) that ended the table
+    error: str | None = None
+
+
+@dataclass
+class _Incarnation:
+    """One table's life on a pair of ids: from its start to its drop (or the capture's end)."""
+
+    start: int  # -1, a create/initialize-table LSN, or where the previous table ended
+    end: int | None = None  # exclusive: the drop record's LSN + 1
+    dropped_lsn: int | None = None
+    being_created: bool = False  # a create table record came, its initialize table not yet
+    records: list[dict] = dataclasses.field(default_factory=list)  # layout records, log order
 
 
 class LayoutBook:
-    """Every table's layout by LSN: initialize-table or catalog first, then ALTER records.
+    """Every table's layouts by LSN: initialize-table or catalog first, then ALTER records.
 
-    Feed :meth:`observe` the decoded records in log order; :meth:`at` gives the layout in force
-    at an LSN. The catalog is the state at export time (the end of the capture), so before the
-    first ALTER of a table its *old* column array is the layout, named from the catalog.
+    Feed :meth:`observe` the decoded records in log order; :meth:`history` gives a table's
+    versions, :meth:`at` the layout in force at an LSN. The catalog is the state at export time
+    (the end of the capture), so before the first ALTER of a table its *old* column array is
+    the layout, named from the catalog.
+
+    A table's ids (table space, table) are reused after DROP TABLE, so the records of one pair
+    of ids are cut into *incarnations*: a drop table (or an undone create) ends the table in
+    force after its own LSN; a create table, or an initialize table not preceded by its create
+    (the spec: it is written when a new table is being created), starts the next one; an undo
+    drop table brings the dropped table back. Only the table still there at the end of the
+    capture is the catalog's: the earlier ones are described by their own records only
+    (columns ``C1``..``Cn``, named ``TBSPACEID=..,TABLEID=..,DROPPED_LSN=<16 hex digits>``, or
+    ``DROPPED_BEFORE_LSN=`` the next table's first LSN when the capture has no drop record).
     """
 
     def __init__(self, catalog: dict[tuple[int, int], TableLayout] | None = None):
         self.catalog = dict(catalog or {})
-        self._versions: dict[tuple[int, int], list[tuple[int, TableLayout]]] = {}
+        self._records: dict[tuple[int, int], list[dict]] = {}
+        self._histories: dict[tuple[int, int], list[LayoutVersion]] = {}
 
     def observe(self, record: dict) -> None:
-        """Take a ``decode_record`` dict; only layout records change anything."""
+        """Take a ``decode_record`` dict; only layout and create/drop table records count."""
         kind = record.get("kind")
-        if kind not in LAYOUT_KINDS:
+        if kind not in LAYOUT_KINDS and kind not in LIFECYCLE_KINDS:
             return
         key = (record["table_space_identifier"], record["table_identifier"])
-        base = self.catalog.get(key)
-        names = [c.name for c in base.columns] if base else []
-        attributes = _identity(base, key)
-        versions = self._versions.setdefault(key, [])
-        if kind == "ddl_initialize_table":
-            layout = TableLayout.from_descriptors(record["new_columns"], names, **attributes)
-            versions.append((record["lsn"], layout))
-            return
-        if not versions:
-            versions.append((-1, self._before_first_alter(record, base, names, attributes)))
-        versions.append((record["lsn"], versions[-1][1].apply(record, names)))
+        self._records.setdefault(key, []).append(record)
+        self._histories.pop(key, None)
 
-    @staticmethod
-    def _before_first_alter(record: dict, base, names, attributes) -> TableLayout:
-        if record.get("old_columns") and "alter_column" not in record["kind"]:
-            return TableLayout.from_descriptors(
-                record["old_columns"], names[: len(record["old_columns"])], source="alter",
-                **attributes,
-            )  # fmt: skip
-        if base is None:
-            raise DecodeError(
-                f"{record['kind']} on table {record['table_space_identifier']}/"
-                f"{record['table_identifier']} with no earlier layout and no catalog entry"
-            )
-        return base
+    def history(self, table_space: int, table: int) -> list[LayoutVersion]:
+        """Every version of the tables that had these ids, in LSN order."""
+        key = (table_space, table)
+        if key not in self._histories:
+            self._histories[key] = _history(key, self._records.get(key, []), self.catalog.get(key))
+        return self._histories[key]
 
-    def versions(self, table_space: int, table: int) -> list[tuple[int, TableLayout]]:
-        """Every layout of a table as (first LSN in force, layout), in log order; the catalog
-        layout (if any) covers the LSNs before the first one, as :meth:`at` says."""
-        versions = list(self._versions.get((table_space, table), []))
-        catalog = self.catalog.get((table_space, table))
-        if catalog is not None and (not versions or versions[0][0] > 0):
-            versions.insert(0, (-1, catalog))
-        return versions
+    def version_at(self, table_space: int, table: int, lsn: int) -> LayoutVersion | None:
+        """The version in force at ``lsn``, or None when no table had these ids then."""
+        for version in self.history(table_space, table):
+            if version.valid_from_lsn <= lsn and (
+                version.valid_to_lsn is None or lsn < version.valid_to_lsn
+            ):
+                return version
+        return None
 
     def at(self, table_space: int, table: int, lsn: int) -> TableLayout | None:
-        """The layout in force at ``lsn``, or None when nothing describes the table."""
-        versions = self._versions.get((table_space, table))
+        """The layout in force at ``lsn``, or None when nothing describes the table then."""
+        version = self.version_at(table_space, table, lsn)
+        return None if version is None else version.layout
+
+
+def _incarnations(records: list[dict], has_catalog: bool) -> list[_Incarnation]:
+    """Cut one pair of ids' records (any order) into the tables that had the ids."""
+    done: list[_Incarnation] = []
+    current: _Incarnation | None = None  # the table that has the ids now (not dropped)
+
+    def begin(start: int) -> _Incarnation:
+        nonlocal current
+        if current is not None:  # a new table on ids still in use: the old one is gone
+            current.end = start
+        current = _Incarnation(start=start)
+        done.append(current)
+        return current
+
+    def resume() -> _Incarnation:
+        """The table the ids belong to now (one whose start the capture does not hold)."""
+        if current is not None:
+            return current
+        return begin(done[-1].end if done else -1)
+
+    for record in sorted(records, key=lambda r: r["lsn"]):
+        kind, lsn = record["kind"], record["lsn"]
+        if kind == "ddl_create_table":
+            if current is None or not current.being_created:  # a second one: MDC block map
+                begin(lsn).being_created = True
+        elif kind == "ddl_initialize_table":
+            table = current if current is not None and current.being_created else begin(lsn)
+            table.being_created = False
+            table.records.append(record)
+        elif kind in _ENDING_KINDS:
+            if current is None and done and done[-1].dropped_lsn is not None:
+                done[-1].end = lsn + 1  # another object of the same table (MDC block map)
+                continue
+            table = resume()
+            table.end, table.dropped_lsn, current = lsn + 1, lsn, None
+        elif kind == "undo_ddl_drop_table":
+            if current is None and done and done[-1].dropped_lsn is not None:
+                current = done[-1]  # the drop was rolled back
+                current.end = current.dropped_lsn = None
+        else:
+            resume().records.append(record)
+    if current is None and has_catalog:  # the catalog's table came after the last drop
+        begin(done[-1].end if done else -1)
+    return done
+
+
+def _history(
+    key: tuple[int, int], records: list[dict], catalog: TableLayout | None
+) -> list[LayoutVersion]:
+    incarnations = _incarnations(records, catalog is not None)
+    history = []
+    for number, table in enumerate(incarnations, 1):
+        live = table.end is None
+        base = catalog if live else None
+        names = [c.name for c in base.columns] if base else []
+        attributes = _identity(base, key)
+        if base is not None:
+            name = base.name
+        else:
+            name = f"TBSPACEID={key[0]},TABLEID={key[1]}"
+            if table.dropped_lsn is not None:
+                name += f",DROPPED_LSN={table.dropped_lsn:016X}"
+            elif table.end is not None:  # a later table took the ids; its drop is not logged
+                name += f",DROPPED_BEFORE_LSN={table.end:016X}"
+        common = {
+            "incarnation": number,
+            "table_schema": base.schema if base else None,
+            "table_name": name,
+            "key_columns": base.key_columns if base else (),
+            "dropped_lsn": table.dropped_lsn,
+        }
+        try:
+            versions = _versions(table, base, names, attributes)
+        except DecodeError as exc:
+            versions, error = [], exc.reason
+        else:
+            error = None if versions else _no_layout(table, key)
+        if error is not None:
+            history.append(LayoutVersion(table.start, table.end, None, error=error, **common))
+            continue
+        for n, (start, layout) in enumerate(versions):
+            end = versions[n + 1][0] if n + 1 < len(versions) else table.end
+            history.append(LayoutVersion(start, end, layout, **common))
+    return history
+
+
+def _versions(
+    table: _Incarnation, base: TableLayout | None, names: list[str], attributes: dict
+) -> list[tuple[int, TableLayout]]:
+    """(first LSN in force, layout) of one incarnation; the first from the table's start."""
+    versions: list[tuple[int, TableLayout]] = []
+    for record in table.records:
+        if record["kind"] == "ddl_initialize_table":
+            layout = TableLayout.from_descriptors(record["new_columns"], names, **attributes)
+            versions.append((record["lsn"] if versions else table.start, layout))
+            continue
         if not versions:
-            return self.catalog.get((table_space, table))
-        chosen = None
-        for start, layout in versions:
-            if start > lsn:
-                break
-            chosen = layout
-        return chosen if chosen is not None else self.catalog.get((table_space, table))
+            versions.append((table.start, _before_first_alter(record, base, names, attributes)))
+        versions.append((record["lsn"], versions[-1][1].apply(record, names)))
+    if not versions and base is not None:
+        versions.append((table.start, base))
+    return versions
+
+
+def _no_layout(table: _Incarnation, key: tuple[int, int]) -> str:
+    ids = f"TBSPACEID={key[0]},TABLEID={key[1]}"
+    if table.dropped_lsn is not None:
+        return (f"{ids} was dropped at LSN {table.dropped_lsn:016X} and no initialize-table record "
+                "of the capture describes it; the catalog export (taken at the end) describes "
+                "only the table that has these ids then")  # fmt: skip
+    return (f"{ids} was created at LSN {table.start:016X} but no initialize-table record "
+            "follows its create table record")  # fmt: skip
+
+
+def _before_first_alter(record: dict, base, names, attributes) -> TableLayout:
+    """The layout before a table's first ALTER record: its old column array, or the catalog."""
+    if record.get("old_columns") and "alter_column" not in record["kind"]:
+        return TableLayout.from_descriptors(
+            record["old_columns"], names[: len(record["old_columns"])], source="alter",
+            **attributes,
+        )  # fmt: skip
+    if base is None:
+        raise DecodeError(
+            f"{record['kind']} on table {record['table_space_identifier']}/"
+            f"{record['table_identifier']} with no earlier layout and no catalog entry"
+        )
+    return base
 
 
 def _identity(base: TableLayout | None, key: tuple[int, int]) -> dict:

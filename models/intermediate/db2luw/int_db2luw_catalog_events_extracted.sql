@@ -13,14 +13,16 @@ transactions as (
 ),
 
 table_names as (
+    -- the table that had the ids at each LSN (ids are reused after DROP TABLE)
     select
         capture,
         table_space_identifier,
         table_identifier,
-        max(table_schema) as table_schema,
-        max(table_name) as table_name  -- noqa: RF04
+        valid_from_lsn,
+        valid_to_lsn,
+        table_schema,
+        table_name  -- noqa: RF04
     from {{ ref('int_db2luw_table_versions') }}
-    group by capture, table_space_identifier, table_identifier
 ),
 
 named as (
@@ -85,6 +87,8 @@ named as (
             ddl_records.capture = table_names.capture
             and ddl_records.table_space_identifier = table_names.table_space_identifier
             and ddl_records.table_identifier = table_names.table_identifier
+            and ddl_records.lsn >= table_names.valid_from_lsn
+            and (table_names.valid_to_lsn is null or ddl_records.lsn < table_names.valid_to_lsn)
     left join transactions
         on
             ddl_records.capture = transactions.capture

@@ -9,6 +9,11 @@
 --   'in_flight' when the capture holds no commit/abort for it (every change of it).
 -- * a decomposed update (lriudflags 0x8000) is a delete then an insert: each decomposed delete
 --   and the next decomposed insert of the transaction on the same table become one 'update'.
+-- * an update record whose new half has record type bit 0x02 logs its after image in the
+--   preceding insert record of the transaction, whose image has record type bit 0x04 (002_…,
+--   "Update record log record"): the two become one 'update' (before image from the update
+--   record, after image from the insert), placed at the update record. Without that insert
+--   the update is an 'update_before_only' change.
 -- * a truncate (DOM 11) is a change of its own: operation 'truncate', no images.
 with
 
@@ -67,7 +72,13 @@ reversed_records as (
 
 row_changes as (
     select
-        images.*,
+        images.* except (change_kind),
+        -- an update whose after image is elsewhere keeps only its before image unless it is
+        -- paired with the insert that carries its after image (image_elsewhere_updates)
+        case
+            when images.after_record_kind = 'image_elsewhere' then 'update_before_only'
+            else images.change_kind
+        end as change_kind,
         images.function_name as source_change_type,
         reversed_records.source_file is not null as is_reversed,
         array(
@@ -82,6 +93,66 @@ row_changes as (
         on
             images.source_file = reversed_records.source_file
             and images.raw_offset = reversed_records.raw_offset
+),
+
+preceding_inserts as (
+    -- each row change with the insert record of its transaction that comes before it
+    select
+        *,
+        last_value(
+            case
+                when kind = 'row_insert'
+                    then named_struct('source_file', source_file, 'raw_offset', raw_offset)
+            end,
+            true
+        ) over (
+            partition by capture, tid
+            order by lsn, row_in_record
+            rows between unbounded preceding and 1 preceding
+        ) as preceding_insert
+    from row_changes
+),
+
+image_pairs as (
+    -- an update whose after image is elsewhere and the preceding insert that carries it (same
+    -- table, record type bit 0x04, one row); an insert carries one update's image: the first's
+    select
+        updated_rows.source_file,
+        updated_rows.raw_offset,
+        carriers.source_file as carrier_file,
+        carriers.raw_offset as carrier_offset,
+        row_number() over (
+            partition by carriers.source_file, carriers.raw_offset
+            order by updated_rows.lsn
+        ) as claim
+    from preceding_inserts as updated_rows
+    inner join row_changes as carriers
+        on
+            updated_rows.preceding_insert.source_file = carriers.source_file
+            and updated_rows.preceding_insert.raw_offset = carriers.raw_offset
+            and updated_rows.table_space_identifier = carriers.table_space_identifier
+            and updated_rows.table_identifier = carriers.table_identifier
+    where
+        updated_rows.kind = 'row_update'
+        and updated_rows.after_record_kind = 'image_elsewhere'
+        and not carriers.is_multiple
+        and not carriers.decomposed_update
+        and carriers.after_record_kind = 'user_row'
+        and carriers.after_record_type & 4 = 4
+),
+
+paired_records as (
+    select
+        source_file,
+        raw_offset
+    from image_pairs
+    where claim = 1
+    union all
+    select
+        carrier_file as source_file,
+        carrier_offset as raw_offset
+    from image_pairs
+    where claim = 1
 ),
 
 decomposed_halves as (
@@ -133,7 +204,51 @@ plain_changes as (
     select
         {{ change_columns | join(',\n        ') }}
     from row_changes
-    where not decomposed_update
+    left anti join paired_records
+        on
+            row_changes.source_file = paired_records.source_file
+            and row_changes.raw_offset = paired_records.raw_offset
+    where not row_changes.decomposed_update
+),
+
+image_elsewhere_updates as (
+    select
+        updated_rows.source_system,
+        updated_rows.capture,
+        updated_rows.source_file,
+        updated_rows.raw_offset,
+        updated_rows.row_in_record,
+        updated_rows.is_multiple,
+        updated_rows.tid,
+        updated_rows.lsn,
+        updated_rows.lsn_hex,
+        updated_rows.table_space_identifier,
+        updated_rows.table_identifier,
+        updated_rows.table_schema,
+        updated_rows.table_name,  -- noqa: RF04
+        updated_rows.key_columns,
+        updated_rows.column_types,
+        'update' as operation,  -- noqa: RF04
+        'update' as change_kind,
+        'update_record_image_elsewhere' as source_change_type,
+        updated_rows.before_image,
+        carriers.after_image,
+        concat(
+            filter(updated_rows.decode_warnings, w -> not startswith(w, 'after image: elsewhere')),
+            carriers.decode_warnings
+        ) as decode_warnings,
+        updated_rows.is_reversed or carriers.is_reversed as is_reversed,
+        concat(carriers.raw_records, updated_rows.raw_records) as raw_records
+    from image_pairs
+    inner join row_changes as updated_rows
+        on
+            image_pairs.source_file = updated_rows.source_file
+            and image_pairs.raw_offset = updated_rows.raw_offset
+    inner join row_changes as carriers
+        on
+            image_pairs.carrier_file = carriers.source_file
+            and image_pairs.carrier_offset = carriers.raw_offset
+    where image_pairs.claim = 1
 ),
 
 unpaired_halves as (
@@ -172,17 +287,6 @@ decomposed_updates as (
     where starts_pair
 ),
 
-table_names as (
-    select
-        capture,
-        table_space_identifier,
-        table_identifier,
-        max(table_schema) as table_schema,
-        max(table_name) as table_name,  -- noqa: RF04
-        max(key_columns) as key_columns
-    from versions
-    group by capture, table_space_identifier, table_identifier
-),
 
 truncates as (
     select
@@ -222,11 +326,13 @@ truncates as (
             )
         ) as raw_records
     from records
-    left join table_names
+    left join versions as table_names  -- the table that had the ids at the truncate's LSN
         on
             records.capture = table_names.capture
             and records.table_space_identifier = table_names.table_space_identifier
             and records.table_identifier = table_names.table_identifier
+            and records.lsn >= table_names.valid_from_lsn
+            and (table_names.valid_to_lsn is null or records.lsn < table_names.valid_to_lsn)
     where records.function_operation = 'truncate' and not records.catalog_table
 ),
 
@@ -236,6 +342,8 @@ changes as (
     select * from unpaired_halves
     union all
     select * from decomposed_updates
+    union all
+    select * from image_elsewhere_updates
     union all
     select * from truncates
 ),

@@ -143,7 +143,18 @@ zipped as (
         end as after_image,
         coalesce(checked.before_row.is_user_row, checked.after_row.is_user_row) as is_user_row,
         coalesce(checked.before_row.record_kind, checked.after_row.record_kind) as record_kind,
+        checked.after_row.record_kind as after_record_kind,
+        checked.after_row.record_type as after_record_type,
         concat(
+            -- an update record's new half with the 0x02 bit: the after image is elsewhere
+            case
+                when checked.after_row.record_kind = 'image_elsewhere'
+                    then array(
+                        'after image: elsewhere (the new half has record type 0x02: the image'
+                        || ' is in the preceding insert record of the transaction)'
+                    )
+                else cast(array() as array<string>)
+            end,
             {%- for image in ['before', 'after'] %}
                 coalesce(
                     filter(

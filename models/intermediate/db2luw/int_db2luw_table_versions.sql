@@ -1,7 +1,9 @@
 -- One row per layout version of every Db2 LUW table of a capture: the catalog export's layout,
 -- or an initialize-table record's, then one version per add/drop/alter column record, built by
 -- the registered UDF logmart_db2luw_layout_history (udfs/db2luw/functions.py). A row change is
--- decoded with the version in force at its LSN: valid_from_lsn <= lsn < valid_to_lsn.
+-- decoded with the version in force at its LSN: valid_from_lsn <= lsn < valid_to_lsn. A DROP
+-- TABLE ends a table's versions after the drop record; a table created later with the same
+-- table space and table ids is another incarnation, with its own layout and name.
 with
 
 catalog_tables as (
@@ -136,29 +138,31 @@ versions as (
         described_tables.capture,
         described_tables.table_space_identifier,
         described_tables.table_identifier,
-        described_tables.table_schema,
+        table_version.incarnation,
+        case
+            when table_version.table_name is null then described_tables.table_schema
+            else table_version.table_schema
+        end as table_schema,
         table_version.valid_from_lsn,
+        table_version.valid_to_lsn,
+        table_version.dropped_lsn,
         table_version.layout_source,
         table_version.column_names,
         table_version.column_types,
         table_version.layout_json,
         table_version.error as layout_error,
         coalesce(
+            table_version.table_name,
             described_tables.table_name,
             concat(
                 'TBSPACEID=', described_tables.table_space_identifier,
                 ',TABLEID=', described_tables.table_identifier
             )
         ) as table_name,  -- noqa: RF04
-        coalesce(described_tables.key_columns, array()) as key_columns,
-        version_number + 1 as version_number,
-        lead(table_version.valid_from_lsn) over (
-            partition by
-                described_tables.capture,
-                described_tables.table_space_identifier,
-                described_tables.table_identifier
-            order by version_number
-        ) as valid_to_lsn
+        coalesce(
+            table_version.key_columns, described_tables.key_columns, array()
+        ) as key_columns,
+        version_number + 1 as version_number
     from described_tables
         lateral view posexplode(described_tables.versions) exploded as version_number, table_version
 )

@@ -64,7 +64,8 @@ ddl as (
         -- derived
         kind in (
             'ddl_initialize_table', 'ddl_add_columns', 'ddl_drop_columns', 'ddl_alter_column',
-            'undo_ddl_add_columns', 'undo_ddl_drop_columns', 'undo_ddl_alter_column'
+            'undo_ddl_add_columns', 'undo_ddl_drop_columns', 'undo_ddl_alter_column',
+            'ddl_create_table', 'ddl_drop_table', 'undo_ddl_create_table', 'undo_ddl_drop_table'
         ) as changes_layout
     from records
 )
