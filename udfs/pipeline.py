@@ -14,6 +14,7 @@ import hashlib
 import os
 import shutil
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -409,15 +410,17 @@ def build(
     warehouse: Path,
     target: str = "local",
     full_refresh: bool = False,
+    dbt_args: Sequence[str] = (),
 ) -> dict:
     """Load the raw tables (new and changed files only), run ``dbt build`` (incremental
     models recompute only changed captures), and return the summary the CLI prints.
-    ``full_refresh`` decodes every file again and rebuilds every model from scratch."""
+    ``full_refresh`` decodes every file again and rebuilds every model from scratch;
+    ``dbt_args`` are more ``dbt build`` arguments (e.g. ``--exclude-resource-type test``)."""
     from udfs.dbt_runner import run_dbt
 
     register_udfs(spark)
     report = load_raw(spark, raw_root, Path(warehouse) / "loading", full=full_refresh)
-    args = ["build"]
+    args = ["build", *dbt_args]
     if full_refresh or report.dbt_full_refresh:
         args.append("--full-refresh")
     if not run_dbt(spark, args, warehouse, target):

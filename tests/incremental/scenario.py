@@ -1,0 +1,140 @@
+"""The incremental-build scenario, run in its own process (its own warehouse and metastore):
+``python -m tests.incremental.scenario WORKDIR`` writes ``WORKDIR/result.json``.
+
+Each source's generator writes one workload cut into two captures of one log stream, with
+transactions open at the cut. The raw folder first holds capture 1 (build ``first``); then
+capture 2 and copies of capture-1 files arrive (build ``second``, incremental); the same
+folder is built again (``again``) and then from scratch (``scratch``: every file decoded
+again, every model rebuilt, every dbt test run; the others skip dbt's tests for time). After
+each build the result records what the loader did, the Parquet files behind the raw tables
+and the incremental models, and every mart's rows.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from pyspark.sql import SparkSession
+
+# Stream-nested captures: RAW/<source>/<stream>/<capture>.
+LOGMASTER = ("DB2P/LOGM.EXTRACT1", "DB2P/LOGM.EXTRACT2")
+DB2LUW = ("SAMPLE/c1", "SAMPLE/c2")
+SOLIDDB = ("PROD/c1", "PROD/c2")
+TRANSACTIONS = 40
+SEED = 11
+
+# Copies that arrive with capture 2: (copy, original), paths under the raw root. The first
+# sorts before its original (same extract): it becomes the file decoded, the original the copy.
+_EXTRACTS = "logmaster/DB2P/LOGM.EXTRACT"
+COPIES = [
+    (f"{_EXTRACTS}1/A.COPY.F0002", f"{_EXTRACTS}1/LOGM.EXTRACT1.F0002"),
+    (f"{_EXTRACTS}2/LOGM.EXTRACT2.F0009", f"{_EXTRACTS}1/LOGM.EXTRACT1.F0003"),
+    ("db2luw/SAMPLE/c2/S0000099.log", "db2luw/SAMPLE/c1/S0000000.log"),
+    ("soliddb/PROD/c2/sys_log_copy.parquet", "soliddb/PROD/c1/sys_log.parquet"),
+]
+INCREMENTAL_MODELS = [
+    "int_logmaster_changes_reassembled",
+    "int_logmaster_row_images_decoded",
+    "int_db2luw_row_images_decoded",
+    "int_soliddb_row_images_decoded",
+]
+BUILD_TIME_COLUMNS = {"loaded_at"}
+# dbt's data and unit tests run once, on the build from scratch (~4/5 of a build's nodes).
+NO_TESTS = ("--exclude-resource-type", "test", "--exclude-resource-type", "unit_test")
+
+
+def generate(stage: Path) -> dict[str, Any]:
+    """Every source's split workload under ``stage``; their summaries."""
+    from udfs.db2luw.generator import generate as db2luw
+    from udfs.logmaster.generator import generate as logmaster
+    from udfs.soliddb.generator import generate as soliddb
+
+    return {
+        "db2zos": logmaster(stage, TRANSACTIONS, SEED, capture=LOGMASTER[0], split=LOGMASTER[1]),
+        "db2luw": db2luw(stage, TRANSACTIONS, SEED, capture=DB2LUW[0], split=DB2LUW[1]),
+        "soliddb": soliddb(stage, TRANSACTIONS, SEED, capture=SOLIDDB[0], split=SOLIDDB[1]),
+    }
+
+
+def copy_captures(stage: Path, raw: Path, part: int) -> None:
+    for folder, captures in (("logmaster", LOGMASTER), ("db2luw", DB2LUW), ("soliddb", SOLIDDB)):
+        shutil.copytree(stage / folder / captures[part], raw / folder / captures[part])
+
+
+def _rows(spark: SparkSession, sql: str) -> list[dict[str, Any]]:
+    return [row.asDict(recursive=True) for row in spark.sql(sql).collect()]
+
+
+def _parts(spark: SparkSession, table: str, keys: list[str]) -> dict[Any, list[str]]:
+    """The Parquet files holding the rows of ``table``, by the value(s) of ``keys``."""
+    found: dict[Any, set[str]] = {}
+    columns = ", ".join(keys)
+    sql = f"select distinct {columns}, input_file_name() as part from {table}"
+    for row in spark.sql(sql).collect():
+        key = row[keys[0]] if len(keys) == 1 else tuple(row[k] for k in keys)
+        found.setdefault(key, set()).add(row["part"])
+    return {key: sorted(files) for key, files in found.items()}
+
+
+def snapshot(spark: SparkSession, load: dict[str, Any], seconds: float) -> dict[str, Any]:
+    """What one build left: load report, raw.files, the files behind each raw table's and
+    incremental model's rows, and every mart's rows (JSON text, sorted)."""
+    files = _rows(spark, "select * except (loaded_at), cast(loaded_at as string) as loaded_at "
+                         "from raw.files")  # fmt: skip
+    raw_parts = {}
+    for table in spark.catalog.listTables("raw"):
+        if table.name in ("files", "captures"):
+            continue
+        raw_parts[table.name] = _parts(spark, f"raw.{table.name}", ["source_file"])
+    models = {}
+    for model in INCREMENTAL_MODELS:
+        parts = _parts(spark, f"intermediate.{model}", ["capture", "capture_fingerprint"])
+        models[model] = {
+            capture: {"fingerprint": fingerprint, "parts": files}
+            for (capture, fingerprint), files in parts.items()
+        }
+    marts = {}
+    for table in spark.catalog.listTables("marts"):
+        if table.tableType == "VIEW" or table.isTemporary:
+            continue
+        frame = spark.table(f"marts.{table.name}")
+        keep = [c for c in frame.columns if c not in BUILD_TIME_COLUMNS]
+        marts[table.name] = sorted(
+            r[0] for r in frame.selectExpr(f"to_json(struct({', '.join(f'`{c}`' for c in keep)}))")
+            .collect()
+        )  # fmt: skip
+    return {"load": load, "seconds": round(seconds, 1), "files": files, "raw": raw_parts,
+            "models": models, "marts": marts}  # fmt: skip
+
+
+def main(work: Path) -> None:
+    from udfs.pipeline import build
+    from udfs.session import spark_session
+
+    stage, raw, warehouse = work / "stage", work / "raw", work / "warehouse"
+    result: dict[str, Any] = {"generated": generate(stage), "builds": {}}
+    copy_captures(stage, raw, 0)
+    with spark_session(warehouse, app_name="logmart-incremental") as spark:
+
+        def run(label: str, full_refresh: bool = False, dbt_args: tuple = ()) -> None:
+            started = time.monotonic()
+            summary = build(spark, raw, warehouse, full_refresh=full_refresh, dbt_args=dbt_args)
+            result["builds"][label] = snapshot(spark, summary["load"], time.monotonic() - started)
+
+        run("first", dbt_args=NO_TESTS)
+        copy_captures(stage, raw, 1)
+        for copy, original in COPIES:
+            shutil.copyfile(raw / original, raw / copy)
+        run("second", dbt_args=NO_TESTS)
+        run("again", dbt_args=NO_TESTS)
+        run("scratch", full_refresh=True)  # with every dbt test: the marts equal again's
+    (work / "result.json").write_text(json.dumps(result, sort_keys=True, default=str))
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]))

@@ -1,0 +1,173 @@
+"""Idempotent and incremental builds (issue #6 part 3), on one scenario run in its own process
+(tests/incremental/scenario.py: its own warehouse, so the shared demo warehouse is untouched).
+
+Every source's workload is cut into two captures of one log stream with transactions open at
+the cut. Build ``first`` has capture 1; build ``second`` adds capture 2 and copies of capture-1
+files; ``again`` builds the same folder once more; ``scratch`` builds it from scratch.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.incremental.scenario import COPIES, DB2LUW, LOGMASTER, SOLIDDB
+
+pytestmark = pytest.mark.spark
+
+ROOT = Path(__file__).resolve().parents[2]
+CAPTURES = {"db2zos": LOGMASTER, "db2luw": DB2LUW, "soliddb": SOLIDDB}
+FOLDERS = {"db2zos": "logmaster", "db2luw": "db2luw", "soliddb": "soliddb"}
+
+
+@pytest.fixture(scope="module")
+def scenario(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    work = tmp_path_factory.mktemp("incremental")
+    log = work / "scenario.log"
+    with log.open("w") as out:
+        done = subprocess.run(
+            [sys.executable, "-m", "tests.incremental.scenario", str(work)],
+            cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, timeout=3600, check=False,
+        )  # fmt: skip
+    if done.returncode != 0:
+        pytest.fail("the scenario failed:\n" + log.read_text()[-6000:])
+    return json.loads((work / "result.json").read_text())
+
+
+def _files(build: dict) -> dict[str, dict]:
+    return {f["source_file"]: f for f in build["files"]}
+
+
+def _mart(build: dict, name: str) -> list[dict]:
+    return [json.loads(row) for row in build["marts"][name]]
+
+
+def _open_transactions(scenario: dict) -> list[tuple[str, str, dict]]:
+    """(source_system, transaction_id, what the generator says) of every transaction open at
+    the cut between the two captures."""
+    found = []
+    for system, summary in scenario["generated"].items():
+        assert summary["split"]["captures"] == list(CAPTURES[system])
+        for txn_id, truth in summary["split"]["open_transactions"].items():
+            found.append((system, txn_id, truth))
+    return found
+
+
+def test_the_second_build_decodes_only_the_new_files(scenario):
+    first, second = scenario["builds"]["first"], scenario["builds"]["second"]
+    assert second["load"]["mode"] == "incremental"
+    before, after = _files(first), _files(second)
+    new = {p for p, f in after.items() if p not in before and f["duplicate_of"] is None
+           and f["load_key"] is not None}  # fmt: skip
+    decoded = {
+        p for p, f in after.items()
+        if f["loaded_at"] and f["loaded_at"] != before.get(p, {}).get("loaded_at")
+    }  # fmt: skip
+    # The copy that sorts before its original replaces it: decoded once, from its own path.
+    assert decoded == new
+    assert "logmaster/DB2P/LOGM.EXTRACT1/A.COPY.F0002" in decoded
+    assert second["load"]["files_decoded"] == len(new)
+    assert {p.split("/")[1] for p in new} == {"DB2P", "SAMPLE", "PROD"}
+    # Every file decoded in the first build and still decoded: its raw rows are the same
+    # Parquet files, untouched.
+    for table, parts in first["raw"].items():
+        for path, files in parts.items():
+            if after[path]["duplicate_of"] is None:
+                assert second["raw"][table][path] == files, (table, path)
+            else:
+                assert path not in second["raw"][table], (table, path)
+
+
+def test_incremental_models_recompute_only_captures_that_changed(scenario):
+    first, second = scenario["builds"]["first"], scenario["builds"]["second"]
+    unchanged = {"int_db2luw_row_images_decoded": DB2LUW[0],
+                 "int_soliddb_row_images_decoded": SOLIDDB[0]}  # fmt: skip
+    for model, capture in unchanged.items():
+        assert first["models"][model][capture]["parts"], model
+        assert second["models"][model][capture] == first["models"][model][capture], model
+    for model in ("int_logmaster_changes_reassembled", "int_logmaster_row_images_decoded"):
+        # Extract 1 gained a file (a copy that sorts first): recomputed, one partition.
+        old, new = first["models"][model][LOGMASTER[0]], second["models"][model][LOGMASTER[0]]
+        assert new["fingerprint"] != old["fingerprint"]
+        assert not set(new["parts"]) & set(old["parts"])
+    for system, captures in CAPTURES.items():
+        model = f"int_{FOLDERS[system]}_row_images_decoded"
+        assert set(second["models"][model]) == set(captures), model
+
+
+def test_building_the_same_folder_again_decodes_nothing_and_changes_nothing(scenario):
+    second, again = scenario["builds"]["second"], scenario["builds"]["again"]
+    assert again["load"]["mode"] == "incremental"
+    assert (again["load"]["files_decoded"], again["load"]["files_hashed"]) == (0, 0)
+    assert again["files"] == second["files"]
+    assert again["raw"] == second["raw"]
+    assert again["models"] == second["models"]
+    assert again["marts"] == second["marts"]
+
+
+def test_incremental_marts_equal_a_build_from_scratch(scenario):
+    again, scratch = scenario["builds"]["again"], scenario["builds"]["scratch"]
+    assert scratch["load"]["mode"] == "full"
+    assert set(again["marts"]) == set(scratch["marts"])
+    assert {"fct_changes", "fct_transactions", "reconciliation"} <= set(scratch["marts"])
+    for mart, rows in scratch["marts"].items():
+        assert rows, mart
+        extra = Counter(again["marts"][mart]) - Counter(rows)
+        missing = Counter(rows) - Counter(again["marts"][mart])
+        assert not extra and not missing, (mart, list(extra)[:3], list(missing)[:3])
+
+
+def test_transactions_open_at_the_cut_are_committed_with_all_their_changes(scenario):
+    cases = _open_transactions(scenario)
+    assert {system for system, _, _ in cases} == set(CAPTURES)
+    first = {(t["source_system"], t["transaction_id"].upper()): t
+             for t in _mart(scenario["builds"]["first"], "fct_transactions")}  # fmt: skip
+    for label in ("second", "scratch"):
+        build = scenario["builds"][label]
+        transactions = {(t["source_system"], t["transaction_id"].upper()): t
+                        for t in _mart(build, "fct_transactions")}  # fmt: skip
+        changes = _mart(build, "fct_changes")
+        for system, txn_id, truth in cases:
+            key = (system, txn_id.upper())
+            if truth["changes_in_first"]:  # capture 1 alone: still open
+                assert first[key]["disposition"] == "in_flight", key
+            txn = transactions[key]
+            assert txn["disposition"] == truth["disposition"] == "committed", key
+            assert txn["change_count"] == truth["changes"], key
+            assert txn["log_stream"] == CAPTURES[system][0].split("/")[0]
+            mine = [c for c in changes
+                    if (c["source_system"], c["transaction_id"].upper()) == key]  # fmt: skip
+            assert len(mine) == truth["changes"], key
+            assert sorted(c["change_seq"] for c in mine) == list(range(1, truth["changes"] + 1))
+            assert {c["disposition"] for c in mine} == {"committed"}, key
+            assert {c["commit_position"] for c in mine} == {txn["commit_position"]} != {None}
+            if 0 < truth["changes_in_first"] < truth["changes"]:
+                assert txn["captures"] == sorted(CAPTURES[system]), key
+
+
+def test_a_copied_file_is_read_once(scenario):
+    build = scenario["builds"]["second"]
+    files = _files(build)
+    for copy, original in COPIES:
+        first, second = sorted([copy, original])
+        assert files[second]["duplicate_of"] == first
+        assert files[first]["duplicate_of"] is None
+        assert files[copy]["content_hash"] == files[original]["content_hash"]
+    reconciliation = {r["source_file"]: r for r in _mart(build, "reconciliation")}
+    for copy, original in COPIES:
+        first, second = sorted([copy, original])
+        assert reconciliation[second]["records_read"] == 0
+        assert reconciliation[first]["records_read"] > 0
+        assert reconciliation[second].get("duplicate_of", first) == first
+    # No change is there twice: one row per (transaction, place in the log).
+    places = Counter(
+        (c["source_system"], c["log_stream"], c["transaction_id"], c["log_position"])
+        for c in _mart(build, "fct_changes")
+    )
+    assert [place for place, n in places.items() if n > 1] == []
