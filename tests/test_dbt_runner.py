@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import io
 import shutil
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from pyspark.sql import SparkSession
 
-from udfs.dbt_runner import dbt_args, project_dir, run_dbt
+from udfs.dbt_runner import _Progress, dbt_args, project_dir, run_dbt
 from udfs.errors import LogmartError
 
 REPO = Path(__file__).resolve().parent.parent
@@ -34,6 +36,31 @@ def test_the_callers_own_options_win() -> None:
     args = dbt_args(["run", "-t", "cluster", "--target-path=/elsewhere"], W, P)
     assert args.count("--target") == 0
     assert "/w/dbt/target" not in args
+
+
+def _event(name: str, index: int, total: int, status: str = "success") -> SimpleNamespace:
+    """A dbt event as callbacks get it: a test's result names the node count num_models."""
+    count = {"num_models" if name == "LogTestResult" else "total": total}
+    data = SimpleNamespace(index=index, status=status, **count)
+    return SimpleNamespace(info=SimpleNamespace(name=name), data=data)
+
+
+def test_progress_counts_nodes_done_not_node_indexes() -> None:
+    """With threads the node with the last index finishes before others: the last line still
+    says every node is done (it counted 406/438 on the cluster before)."""
+    out = io.StringIO()
+    progress = _Progress(out)
+    order = [*range(1, 18), 20, 19]  # node 20 (the last index) done before node 19
+    for index in order:
+        progress(_event("LogStartLine", index, 20))  # a start is not a node done
+        status = "fail" if index == 5 else "success"
+        progress(_event("LogTestResult" if index % 2 else "LogModelResult", index, 20, status))
+    progress(_event("LogModelResult", 20, 20))  # the same node twice counts once
+    progress(_event("SkippingDetails", 18, 20))  # a skipped node is done too
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "dbt: 1/20 nodes done"
+    assert lines[-1] == "dbt: 20/20 nodes done, 1 failed"
+    assert len(lines) == 11  # the first node, then one a tenth
 
 
 def test_no_subcommand_gets_no_options() -> None:

@@ -86,27 +86,43 @@ OUTPUT_VARIABLE = "LOGMART_DBT_OUTPUT"
 
 
 class _Progress:
-    """A dbt callback: one line per tenth of the nodes (models, tests, seeds) done."""
+    """A dbt callback: one line per tenth of the nodes (models, tests, seeds) done.
+
+    It counts the nodes that finished (a result or a skip), not dbt's node index: with
+    several threads the node with the last index is not the last to finish."""
+
+    # the events dbt fires once per node when it is done with it
+    NODE_DONE = frozenset({
+        "LogModelResult", "LogSeedResult", "LogSnapshotResult", "LogTestResult",
+        "LogNodeResult", "LogNodeNoOpResult", "LogFunctionResult", "SkippingDetails",
+        "LogSkipBecauseError",
+    })  # fmt: skip
 
     def __init__(self, stream: TextIO):
         self.stream = stream
         self.shown = -1
+        self.done: set[int] = set()
         self.failed = 0
 
     def __call__(self, event) -> None:
         data = getattr(event, "data", None)
-        total = getattr(data, "total", 0) if data is not None else 0
-        index = getattr(data, "index", 0) if data is not None else 0
         name = event.info.name if hasattr(event, "info") else ""
-        if not total or not name.endswith("Result"):
+        if data is None or name not in self.NODE_DONE:
             return
+        # a test's result calls the node count num_models; the others call it total
+        total = getattr(data, "total", 0) or getattr(data, "num_models", 0)
+        index = getattr(data, "index", 0)
+        if not total or index in self.done:
+            return
+        self.done.add(index)
         if getattr(data, "status", "") in ("error", "fail"):
             self.failed += 1
-        tenth = index * 10 // total
-        if tenth > self.shown or index == total:
+        count = len(self.done)
+        tenth = count * 10 // total
+        if tenth > self.shown or count == total:
             self.shown = tenth
             failed = f", {self.failed} failed" if self.failed else ""
-            print(f"dbt: {index}/{total} nodes done{failed}", file=self.stream, flush=True)
+            print(f"dbt: {count}/{total} nodes done{failed}", file=self.stream, flush=True)
 
 
 def run_dbt(spark: SparkSession, args: list[str], warehouse: Path, target: str = "local") -> bool:
