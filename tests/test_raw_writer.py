@@ -3,12 +3,18 @@ as a Parquet table partitioned by source file, read back by Spark with the sourc
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pyarrow as pa
+from pyspark import cloudpickle
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
 from udfs.raw_writer import write_raw_table
+
+# The test's data source runs on Spark's Python workers, which cannot import `tests`: ship
+# this module's classes by value, as a real data source's module is shipped installed.
+cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
 
 class _Part(InputPartition):
