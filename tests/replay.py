@@ -3,7 +3,9 @@
 The generators write the final table contents they expect (truth/<source>/tables.json); the
 marts must reproduce them exactly when their committed changes are applied in commit order.
 Rows are matched by their full before image, so the replay needs no key and checks every
-column of every before image on the way.
+column of every before image on the way. A row image is a map: a column it does not hold (a
+row last written before an ALTER TABLE ADD COLUMN) reads as NULL, so rows compare on the
+union of their columns with absent values null (`with_columns`).
 """
 
 from __future__ import annotations
@@ -37,12 +39,28 @@ def replay(
         elif change.operation == "insert":
             rows.append(after)
         elif change.operation == "delete":
-            rows.remove(before)
+            del rows[_row_index(rows, before)]
         elif change.operation == "update":
-            rows[rows.index(before)] = after
+            rows[_row_index(rows, before)] = after
         else:
             raise AssertionError(f"unexpected operation {change.operation!r}")
     return tables
+
+
+def _row_index(rows: list[dict], before: dict) -> int:
+    """Where the row the before image shows is, comparing on the columns of both (absent =
+    null: the update of a row written before an ADD COLUMN logs the new column as NULL)."""
+    for index, row in enumerate(rows):
+        if with_columns(row, before) == with_columns(before, row):
+            return index
+    raise ValueError(f"{before} is not in the table")
+
+
+def with_columns(row: dict, *others: dict) -> dict:
+    """``row`` with every column of ``others`` it lacks, as null (a map's absent key)."""
+    filled = {column: None for other in others for column in other}
+    filled.update(row)
+    return filled
 
 
 def truth_tables(raw: Path, source_system: str) -> dict[str, list[dict]]:
@@ -51,5 +69,12 @@ def truth_tables(raw: Path, source_system: str) -> dict[str, list[dict]]:
     return {name: table["rows"] for name, table in truth.items()}
 
 
-def as_multiset(rows: list[dict]) -> Counter:
-    return Counter(json.dumps(row, sort_keys=True) for row in rows)
+def as_multiset(rows: list[dict], columns: frozenset[str] | set[str] = frozenset()) -> Counter:
+    """The rows as a multiset; with ``columns``, each row filled up to them with nulls."""
+    filler = dict.fromkeys(columns)
+    return Counter(json.dumps(with_columns(row, filler), sort_keys=True) for row in rows)
+
+
+def columns_of(*tables: list[dict]) -> set[str]:
+    """Every column of every row of ``tables``."""
+    return {column for rows in tables for row in rows for column in row}
