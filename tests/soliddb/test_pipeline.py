@@ -389,5 +389,6 @@ def test_soliddb_changes_have_the_contract_columns_and_types(spark, demo):
     assert ("column_types", "map<string,string>") in soliddb
 
 
-# Columns a source's changes may leave out (fct_changes gives them null): solidDB has them.
-OPTIONAL_CONTRACT_COLUMNS = {"column_types"}
+# Columns a source's changes may leave out: fct_changes gives column_types null and derives
+# log_stream from the capture (Log Master carries it, having settled URs over the stream).
+OPTIONAL_CONTRACT_COLUMNS = {"column_types", "log_stream"}
