@@ -278,7 +278,7 @@ def test_odd_files_are_listed_for_what_they_are(matrix):
 STRICT_RUN = """
 import sys
 import udfs.pipeline
-udfs.pipeline.build = lambda spark, raw, warehouse, target: {"sources": [], "tables": []}
+udfs.pipeline.build = lambda spark, raw, warehouse, target, **options: {"sources": [], "tables": []}
 from udfs.cli import main
 sys.exit(main(sys.argv[1:]))
 """

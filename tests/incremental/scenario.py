@@ -88,7 +88,8 @@ def snapshot(spark: SparkSession, load: dict[str, Any], seconds: float) -> dict[
                          "from raw.files")  # fmt: skip
     raw_parts = {}
     for table in spark.catalog.listTables("raw"):
-        if table.name in ("files", "captures"):
+        # the session's temporary views (dbt's __dbt_tmp of an incremental run) list here too
+        if table.name in ("files", "captures") or table.isTemporary:
             continue
         raw_parts[table.name] = _parts(spark, f"raw.{table.name}", ["source_file"])
     models = {}

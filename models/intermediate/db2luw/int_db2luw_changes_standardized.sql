@@ -15,6 +15,8 @@
 --   record, after image from the insert), placed at the update record. Without that insert
 --   the update is an 'update_before_only' change.
 -- * a truncate (DOM 11) is a change of its own: operation 'truncate', no images.
+-- A TID is one transaction over every capture of its log stream (macro log_stream): its
+-- compensations, decomposed halves, image carriers and change_seq are matched over them.
 with
 
 images as (
@@ -64,7 +66,7 @@ reversed_records as (
     from images
     inner join compensations
         on
-            images.capture = compensations.capture
+            {{ log_stream('images.capture') }} = {{ log_stream('compensations.capture') }}
             and images.tid = compensations.tid
             and images.lso_previous = compensations.compensation_lso
             and images.lsn < compensations.lsn
@@ -106,7 +108,7 @@ preceding_inserts as (
             end,
             true
         ) over (
-            partition by capture, tid
+            partition by {{ log_stream('capture') }}, tid
             order by lsn, row_in_record
             rows between unbounded preceding and 1 preceding
         ) as preceding_insert
@@ -170,7 +172,9 @@ decomposed_halves as (
         lead(raw_records) over halves as next_raw_records
     from row_changes
     where decomposed_update
-    window halves as (partition by capture, tid order by lsn, row_in_record)
+    window halves as (
+        partition by {{ log_stream('capture') }}, tid order by lsn, row_in_record
+    )
 ),
 
 paired_halves as (
@@ -412,7 +416,7 @@ sequenced as (
     select
         *,
         row_number() over (
-            partition by source_system, capture, transaction_id
+            partition by source_system, {{ log_stream('capture') }}, transaction_id
             order by log_position, raw_file, raw_offset
         ) as change_seq
     from standardized

@@ -4,11 +4,27 @@
 -- with that version's column names. Records on catalog tables (table space 0) are not user
 -- rows and are not decoded here. decode_error says why a record could not be decoded; it is
 -- set on every row of the record, so a record is decoded whole or quarantined whole.
+-- Incremental by capture (macros/incremental.sql): a build decodes only new or changed
+-- captures; layouts come from each capture's own catalog export and log records.
+{{ config(
+    materialized='incremental',
+    incremental_strategy='insert_overwrite',
+    partition_by=['capture_fingerprint'],
+    on_schema_change='fail',
+    pre_hook="{{ drop_stale_capture_partitions('db2luw', decode_settings('db2luw')) }}"
+) }}
 with
+
+captures as (
+    {{ captures_to_build('db2luw', decode_settings('db2luw')) }}
+),
 
 records as (
     select * from {{ ref('stg_db2luw__log_records') }}
-    where is_decoded and not catalog_table
+    where
+        is_decoded
+        and not catalog_table
+        and {{ captures_to_build_filter('db2luw', decode_settings('db2luw')) }}
 ),
 
 functions as (
@@ -18,14 +34,18 @@ functions as (
 
 versions as (
     select * from {{ ref('int_db2luw_table_versions') }}
+    where {{ captures_to_build_filter('db2luw', decode_settings('db2luw')) }}
 ),
 
 row_records as (
     select
         records.*,
         functions.operation,
-        functions.change_kind
+        functions.change_kind,
+        captures.capture_fingerprint
     from records
+    inner join captures
+        on records.capture = captures.capture
     inner join functions
         on
             records.component = functions.component
@@ -174,7 +194,8 @@ zipped as (
         ) as decode_warnings,
         max(checked.image_error) over (
             partition by checked.source_file, checked.raw_offset
-        ) as decode_error
+        ) as decode_error,
+        checked.capture_fingerprint
     from checked
 )
 

@@ -3,9 +3,10 @@
 -- add/drop/alter column, alter table attribute, rename, partition state; RDS DDL statements
 -- (their bytes are not decoded). Undo records (compensation of a rolled-back DDL) are not
 -- events: the event they undo shows its transaction's disposition. The table's column layout
--- before and after a record that changes it comes from the table's versions (the version
--- ending and the version starting at the record's LSN). A truncate is also a change in
--- fct_changes, with the same id.
+-- before and after a record that changes it comes from the table's versions: the version
+-- ending at the record's LSN, and the version in force at it (a created table's first
+-- version starts at its create table record, before its initialize-table record). A truncate
+-- is also a change in fct_changes, with the same id.
 with
 
 events as (
@@ -100,7 +101,12 @@ standardized as (
         on
             events.capture = new_versions.capture
             and events.table_object_id = new_versions.table_object_id
-            and events.log_position = new_versions.valid_from_position
+            and events.event_kind in (
+                'ddl_create_table', 'ddl_initialize_table', 'ddl_add_columns',
+                'ddl_drop_columns', 'ddl_alter_column'
+            )
+            and coalesce(events.log_position >= new_versions.valid_from_position, true)
+            and coalesce(events.log_position < new_versions.valid_to_position, true)
 )
 
 select * from standardized
