@@ -106,6 +106,14 @@ def test_strict_mode_setting(
                               "strict mode\n")  # fmt: skip
 
 
+def test_build_passes_what_follows_a_double_dash_to_dbt_build() -> None:
+    args = cli.build_parser().parse_args(
+        ["build", "--raw", "r", "--", "--exclude-resource-type", "unit_test", "-s", "fct_changes"]
+    )
+    assert args.dbt_args == ["--exclude-resource-type", "unit_test", "-s", "fct_changes"]
+    assert cli.build_parser().parse_args(["build", "--raw", "r"]).dbt_args == []
+
+
 def test_dbt_without_a_command(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "dbt")
     assert (code, err) == (2, "logmart: no dbt command given; try `logmart dbt build` or "

@@ -295,12 +295,18 @@ def _check_warehouse(warehouse: Path) -> None:
 
 
 def _build(
-    spark: Any, raw: Path, warehouse: Path, target: str, full_refresh: bool = False
+    spark: Any,
+    raw: Path,
+    warehouse: Path,
+    target: str,
+    full_refresh: bool = False,
+    dbt_args: Sequence[str] = (),
 ) -> dict[str, Any]:
     """`udfs.pipeline.build`: registers the UDFs, loads raw tables, runs `dbt build`."""
-    return _provided("udfs.pipeline", "build")(
-        spark, raw, warehouse, target, full_refresh=full_refresh
-    )
+    options: dict[str, Any] = {"full_refresh": full_refresh}
+    if dbt_args:
+        options["dbt_args"] = list(dbt_args)
+    return _provided("udfs.pipeline", "build")(spark, raw, warehouse, target, **options)
 
 
 def _add_capture_settings(parser: argparse.ArgumentParser) -> None:
@@ -348,7 +354,12 @@ def cmd_build(args: argparse.Namespace) -> int:
     started = time.monotonic()
     with _session(args.warehouse, args.master) as spark:
         summary = _build(
-            spark, args.raw, args.warehouse, _target_for(args.master), args.full_refresh
+            spark,
+            args.raw,
+            args.warehouse,
+            _target_for(args.master),
+            args.full_refresh,
+            args.dbt_args,
         )
         if strict:
             check(spark)  # the first quarantined record or file problem, as one line
@@ -615,6 +626,13 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="decode every file again and rebuild every model from scratch (by default only "
         "new or changed files are decoded and only changed captures recomputed)",
+    )
+    build.add_argument(
+        "dbt_args",
+        nargs="*",
+        metavar="-- DBT_ARGS",
+        help="more `dbt build` options after `--`, e.g. `-- --exclude-resource-type unit_test` "
+        "to skip dbt's unit tests (they test the SQL, not your logs)",
     )
     build.set_defaults(run=cmd_build)
 
