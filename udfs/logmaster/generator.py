@@ -1480,7 +1480,8 @@ def _write_split(
         }
         for u in open_urs
     }
-    return files, {"captures": list(captures), "cut": point.isoformat(), "open_urs": spanning}
+    return files, {"captures": list(captures), "cut": point.isoformat(),
+                   "open_transactions": spanning}  # fmt: skip
 
 
 # --- benchmark extract --------------------------------------------------------------------------
