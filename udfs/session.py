@@ -15,6 +15,7 @@ import atexit
 import contextlib
 import hashlib
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -165,6 +166,31 @@ def is_local_master(master: str) -> bool:
     return master == "local" or master.startswith("local[")
 
 
+# In local mode the driver JVM is the executor too, and Spark's default heap (1 GB) runs out
+# writing a mart of a million wide changes (Parquet row groups of map columns, two tasks at
+# once). LOGMART_DRIVER_MEMORY (a Spark size, e.g. 6g) overrides the default: a quarter of
+# the machine's memory, between 1 GB and 8 GB.
+DRIVER_MEMORY_VARIABLE = "LOGMART_DRIVER_MEMORY"
+
+
+def driver_memory(environ: Mapping[str, str] = os.environ) -> str:
+    """The heap of a local session's JVM, as a Spark size."""
+    given = environ.get(DRIVER_MEMORY_VARIABLE, "").strip()
+    if given:
+        if not re.fullmatch(r"[0-9]+[kmgtKMGT]", given):
+            raise LogmartError(
+                f"{DRIVER_MEMORY_VARIABLE}={given} is not a size; give a number with a unit, "
+                "e.g. 4g or 6144m"
+            )
+        return given
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):  # not a POSIX system
+        return "2g"
+    quarter = total // 4 >> 20
+    return f"{min(max(quarter, 1024), 8192)}m"
+
+
 def session_conf(warehouse: Path, master: str, app_name: str = "logmart") -> dict[str, str]:
     """The Spark settings of a logmart session on `warehouse` (an absolute path)."""
     java_options = " ".join(
@@ -185,6 +211,8 @@ def session_conf(warehouse: Path, master: str, app_name: str = "logmart") -> dic
         "spark.ui.showConsoleProgress": "false",
         "spark.sql.session.timeZone": "UTC",
     }
+    if is_local_master(master):
+        conf["spark.driver.memory"] = driver_memory()
     if _master_host(master) in LOOPBACK_HOSTS:
         # Executors on this machine must reach the driver; bind it to loopback explicitly
         # (the default is the first non-loopback interface, which may not route back).

@@ -10,27 +10,36 @@
 -- start (valid_from_position null) with the values its before image shows.
 with
 
-changes as (
-    select
-        *,
-        row_number() over (
-            partition by source_system, capture, table_schema, table_name
-            order by commit_position, transaction_id, change_seq
-        ) as change_order
-    from {{ ref('fct_changes') }}
+committed_changes as (
+    select * from {{ ref('fct_changes') }}
     where disposition = 'committed'
 ),
 
-epochs as (
-    -- truncates so far, this change included: rows live in the epoch between two truncates
+change_orders as (
+    -- each change's place in its table's commit order, and the truncates so far (this change
+    -- included): rows live in the epoch between two truncates. Windows over a whole table,
+    -- so on the few columns they need (the images stay out of the sort: a table of millions
+    -- of changes does not fit in a task's memory with them).
     select
-        *,
-        sum(if(operation = 'truncate', 1, 0)) over (
-            partition by source_system, capture, table_schema, table_name
-            order by change_order
-            rows between unbounded preceding and current row
-        ) as epoch
-    from changes
+        change_id,
+        row_number() over table_order as change_order,
+        sum(if(operation = 'truncate', 1, 0)) over table_order as epoch
+    from committed_changes
+    window table_order as (
+        partition by source_system, capture, table_schema, table_name
+        order by commit_position, transaction_id, change_seq
+        rows between unbounded preceding and current row
+    )
+),
+
+epochs as (
+    select
+        committed_changes.*,
+        change_orders.change_order,
+        change_orders.epoch
+    from committed_changes
+    inner join change_orders
+        on committed_changes.change_id = change_orders.change_id
 ),
 
 truncates as (
