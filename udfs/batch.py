@@ -133,9 +133,7 @@ def _bin(matrix: np.ndarray) -> np.ndarray:
     return value
 
 
-def _char_fields(
-    headers: np.ndarray, specs: list[FieldSpec], codec: str
-) -> dict[str, pa.Array]:
+def _char_fields(headers: np.ndarray, specs: list[FieldSpec], codec: str) -> dict[str, pa.Array]:
     """Every CHAR field at once: one table lookup over all their bytes, one non-ASCII check."""
     if not specs:
         return {}

@@ -406,7 +406,7 @@ def split_points(
         if isinstance(batch, FramingFailure):
             continue
         record_offsets = batch.file_offset + batch.starts
-        for record_offset in record_offsets[::max(1, len(record_offsets) // 64)]:
+        for record_offset in record_offsets[:: max(1, len(record_offsets) // 64)]:
             if record_offset - range_start >= target:
                 ranges.append((range_start, int(record_offset)))
                 range_start = int(record_offset)

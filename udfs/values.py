@@ -404,7 +404,7 @@ def decfloat_dpd(raw: bytes, byteorder: str = "big") -> str:
     else:
         exponent_high, msd = combination >> 3, combination & 0b111
     continuation = bits - 6 - ec_bits
-    exponent = ((exponent_high << ec_bits) | ((word >> continuation) & ((1 << ec_bits) - 1)))
+    exponent = (exponent_high << ec_bits) | ((word >> continuation) & ((1 << ec_bits) - 1))
     coefficient = msd
     for i in reversed(range(declets)):
         coefficient = coefficient * 1000 + _DPD_DECLETS[(word >> (10 * i)) & 0x3FF]

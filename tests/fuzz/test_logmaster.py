@@ -96,7 +96,9 @@ def _control_record(record_type: str):
             lambda pair, n=sub.name, at=offsets[name]: (n.lower(), at, *pair)))  # fmt: skip
 
     def build(values):
-        raw = bytearray(gen.build_record(gen_layout, size, {"CNTLRECORDTYPE": gen.char(record_type, 4)}))  # noqa: E501
+        raw = bytearray(
+            gen.build_record(gen_layout, size, {"CNTLRECORDTYPE": gen.char(record_type, 4)})
+        )
         for _, at, _, encoded in values:
             raw[at : at + len(encoded)] = encoded
         expected = {name: value for name, _, value, _ in values}

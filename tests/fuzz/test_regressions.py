@@ -159,9 +159,7 @@ def test_xhdf_records_naming_no_known_field_give_the_documented_layout():
 @pytest.mark.parametrize(
     ("cell", "value"), [("char_max_length", "--5"), ("data_type", "²"), ("numeric_scale", "٣")]
 )
-def test_soliddb_catalog_cells_that_only_look_numeric_do_not_crash_the_layout_history(
-    cell, value
-):
+def test_soliddb_catalog_cells_that_only_look_numeric_do_not_crash_the_layout_history(cell, value):
     """catalog._optional_int and layouts.canonical_sql_type tested str.isdigit() (true for '²',
     and for '--5' after lstrip('-')) then called int(), whose ValueError escaped
     logmart_soliddb_layout_history and failed the build."""

@@ -102,8 +102,7 @@ def test_staging_has_every_control_record_type_and_counts_unknown_ones(spark, de
     assert counts["XHDF"] == 50
     unknown = rows(
         spark,
-        "select count(*) as n from staging.stg_logmaster__control_records "
-        "where not is_known_type",
+        "select count(*) as n from staging.stg_logmaster__control_records where not is_known_type",
     )
     assert unknown[0]["n"] == counts["DICL"]
 

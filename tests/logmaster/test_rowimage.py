@@ -80,11 +80,17 @@ EVERY_TYPE_IMAGE = (
     + e("2024-02-29-23.59.59.999999")
     + e("2024-02-29-23.59.59.999999-05:00")
     + b"\x00\xff\x10\xab"  # CHAR(4) FOR BIT DATA
-    + b"\x00\x03" + b"\x01\x02\x03"  # ROWID (varying)
-    + b"\x00\x02" + e("hi")
+    + b"\x00\x03"
+    + b"\x01\x02\x03"  # ROWID (varying)
+    + b"\x00\x02"
+    + e("hi")
     + b"\x42\x42\x42\x42"  # GRAPHIC in an EBCDIC table: shown as hex
-    + b"\x00" + b"\x00\x02" + b"\xca\xfe"  # BLOB inline
-    + b"\x00" + b"\x00\x03" + e("doc")  # CLOB inline
+    + b"\x00"
+    + b"\x00\x02"
+    + b"\xca\xfe"  # BLOB inline
+    + b"\x00"
+    + b"\x00\x03"
+    + e("doc")  # CLOB inline
 )
 
 
@@ -162,9 +168,10 @@ def test_bad_images_say_why(image, reason):
 
 def test_bad_packed_decimal_and_date():
     layout = RowLayout((Column(1, "DEC", 2, 0, "N", ""),))
-    assert "column 1 (DEC) holds bytes that are not a valid DEC" in decode_one(
-        layout, "I", b"\x12\x34"
-    )[3]
+    assert (
+        "column 1 (DEC) holds bytes that are not a valid DEC"
+        in decode_one(layout, "I", b"\x12\x34")[3]
+    )
     layout = RowLayout((Column(1, "DATE", 10, 0, "N", ""),))
     assert "not a valid DATE" in decode_one(layout, "I", e("2023-02-29"))[3]
 

@@ -86,8 +86,10 @@ def decode_data_batch(
     short = body_lengths < width
     reasons.add(
         short,
-        lambda r: f"LLDF record at offset {offsets[r]} is {body_lengths[r]} bytes, shorter "
-        f"than the {width}-byte header ({header.source} layout)",
+        lambda r: (
+            f"LLDF record at offset {offsets[r]} is {body_lengths[r]} bytes, shorter "
+            f"than the {width}-byte header ({header.source} layout)"
+        ),
     )
     # Short rows read past their end (gather clips to the buffer); they are flagged above.
     headers = gather(buffer, body_starts, width)
@@ -121,16 +123,20 @@ def _data_slice(columns, body_lengths, width, offsets, reasons) -> tuple[np.ndar
     bad_length = (length < width) | (length > body_lengths)
     reasons.add(
         bad_length,
-        lambda r: f"LLDF record at offset {offsets[r]}: header LENGTH {length[r]} must be between "
-        f"{width} (the header layout) and the record's {body_lengths[r]} bytes",
+        lambda r: (
+            f"LLDF record at offset {offsets[r]}: header LENGTH {length[r]} must be between "
+            f"{width} (the header layout) and the record's {body_lengths[r]} bytes"
+        ),
     )
     rest = body_lengths - length
     segmented = totalsegs > 1
     bad_seglen = segmented & ~bad_length & (seglen > rest)
     reasons.add(
         bad_seglen,
-        lambda r: f"LLDF segment at offset {offsets[r]}: SEGLEN {seglen[r]} exceeds the "
-        f"{rest[r]} bytes after the header",
+        lambda r: (
+            f"LLDF segment at offset {offsets[r]}: SEGLEN {seglen[r]} exceeds the "
+            f"{rest[r]} bytes after the header"
+        ),
     )
     data_length = np.where(segmented, seglen, rest)
     data_length = np.where(reasons.bad, 0, data_length)
