@@ -188,7 +188,9 @@ def test_summary_prints_sources_and_tables() -> None:
         "sources": [{"source_system": "db2zos", "records_read": 120, "records_decoded": 118,
                      "records_quarantined": 2}],
         "tables": [{"source_system": "db2zos", "table_schema": "PAYROLL", "table_name": "EMP",
-                    "changes": 40, "transactions": 12}],
+                    "changes": 40, "transactions": 12},
+                   {"source_system": "db2luw", "table_schema": None,
+                    "table_name": "TBSPACEID=2,TABLEID=15", "changes": 3, "transactions": 1}],
     }  # fmt: skip
     out = io.StringIO()
     cli.print_summary(summary, out)
@@ -201,6 +203,7 @@ def test_summary_prints_sources_and_tables() -> None:
     ]
     assert lines[2].split() == ["db2zos", "120", "118", "2"]
     assert ["db2zos", "PAYROLL.EMP", "40", "12"] in [line.split() for line in lines]
+    assert ["db2luw", "TBSPACEID=2,TABLEID=15", "3", "1"] in [line.split() for line in lines]
 
 
 def test_table_widths_fit_the_widest_cell() -> None:

@@ -220,7 +220,8 @@ def print_summary(summary: dict[str, Any], out: TextIO) -> None:
         (
             [
                 t.get("source_system"),
-                f"{t.get('table_schema')}.{t.get('table_name')}",
+                # a table the catalog no longer names (Db2 LUW, dropped) has no schema
+                ".".join(part for part in (t.get("table_schema"), t.get("table_name")) if part),
                 t.get("changes"),
                 t.get("transactions"),
             ]
