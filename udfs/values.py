@@ -237,19 +237,29 @@ def ieee_float(raw: bytes, byteorder: str = "big") -> float:
 
 
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
+# The smallest normal float32, 2**-126. Below it float32 keeps fewer than 24 bits (subnormals),
+# so its shortest text stops naming the value: HFP short X'1B800000' is exactly 2**-149, whose
+# shortest float32 text '1e-45' reads back 29% off as a number (and as an HFP short, which keeps
+# 21-24 bits down to 16**-65). Such values take the float64 text, which is exact.
+FLOAT32_TINY = float(np.finfo(np.float32).tiny)
 
 
 def render_float(value: float, single: bool = False) -> str:
     """Shortest text that round-trips, in Python's notation: 1500.5 -> '1500.5', 1.0 -> '1.0'.
 
     For a 4-byte (single precision) column the shortest float32 text is used when the value is
-    exactly a float32 (HFP short can exceed float32's range; then the float64 text is used).
+    exactly a normal float32 (or zero); otherwise (HFP short beyond float32's range, or below
+    2**-126 where float32 is subnormal) the float64 text, which reads back exactly.
     """
-    if single and math.isfinite(value) and abs(value) <= _FLOAT32_MAX:
+    if single and _normal_float32(value):
         as32 = np.float32(value)
-        if math.isfinite(as32) and float(as32) == value:
+        if float(as32) == value:
             return str(as32)
     return repr(value)
+
+
+def _normal_float32(value: float) -> bool:
+    return value == 0 or (math.isfinite(value) and FLOAT32_TINY <= abs(value) <= _FLOAT32_MAX)
 
 
 # --- dates and times ----------------------------------------------------------------------------

@@ -2,8 +2,10 @@
 
 import math
 
+import numpy as np
 import pytest
 
+from udfs import batch_values as bv
 from udfs import values
 from udfs.errors import DecodeError
 
@@ -92,6 +94,43 @@ def test_hfp_long_keeps_56_bits():
 )
 def test_render_float_is_shortest_round_trip(value, single, expected):
     assert values.render_float(value, single) == expected
+
+
+# Issue 14 item 11: HFP short values below 2**-126, where float32 is subnormal. Each vector's
+# exact value is worked by hand: 0.fraction(hex) * 16**(exponent - 64).
+TINY_HFP_SHORT = [
+    ("1B800000", math.ldexp(1, -149), "1.401298464324817e-45"),  # 0.8 * 16**-37 = 2**-149
+    ("20FFFFF8", math.ldexp(0xFFFFF8, -152), "2.9387344757572544e-39"),  # 2**-128 - 2**-149
+    ("9B800000", -math.ldexp(1, -149), "-1.401298464324817e-45"),  # the sign bit
+    ("21100000", math.ldexp(1, -128), "2.938735877055719e-39"),  # 0.1 * 16**-31 = 16**-32
+    ("1B100001", math.ldexp(0x100001, -172), None),  # 21 significant bits, far below 2**-149
+    ("00100000", math.ldexp(1, -260), None),  # the smallest normalised HFP short, 16**-65
+]
+
+
+@pytest.mark.parametrize(("raw", "exact", "text"), TINY_HFP_SHORT)
+def test_tiny_hfp_short_reads_back_exactly(raw, exact, text):
+    value = values.hfp_float(bytes.fromhex(raw))
+    assert value == exact
+    rendered = values.render_float(value, single=True)
+    assert float(rendered) == exact  # '1e-45' would read back 29% off
+    if text is not None:
+        assert rendered == text
+
+
+@pytest.mark.parametrize(("raw", "exact", "text"), TINY_HFP_SHORT)
+def test_tiny_hfp_short_batch_agrees_with_scalar(raw, exact, text):
+    matrix = np.frombuffer(bytes.fromhex(raw), np.uint8).reshape(1, 4)
+    texts, bad = bv.float_strings(bv.hfp_floats(matrix), single=True)
+    assert not bad.any()
+    assert texts.to_pylist() == [values.render_float(exact, single=True)]
+
+
+def test_smallest_normal_float32_keeps_its_short_text():
+    # X'21400000' = 0.4 * 16**-31 = 2**-126: a normal float32, so the float32 text stays.
+    value = values.hfp_float(bytes.fromhex("21400000"))
+    assert value == math.ldexp(1, -126)
+    assert values.render_float(value, single=True) == "1.1754944e-38"
 
 
 def test_bin17_timestamp():
