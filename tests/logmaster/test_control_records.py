@@ -58,13 +58,13 @@ def test_dtbi_of_704_bytes_has_no_xmlincluded():
     assert fields["lobsincluded"] == "Y"
 
 
-def test_dlci_fields_at_their_hex_offsets():
+def test_dlci_fields_at_their_offsets():
     r = Record(193)
     r.char(0x00, "DLCI").char(0x04, "DB2A").char(0x08, "0104").char(0x0C, "0003")
     r.char(0x10, "002").char(0x13, "VCHR").char(0x17, "00040").char(0x1C, "00")
     r.char(0x1E, "Y").char(0x1F, "   -1").char(0x24, "S").char(0x25, "001").char(0x28, "A")
     r.char(0x29, "00042").char(0x2E, "00040").char(0x33, "00042").char(0x38, "001")
-    r.char(0x3B, "008").char(0x3E, "CUSTNAME").char(0xB4, "002")
+    r.char(0x3B, "008").char(0x3E, "CUSTNAME").char(190, "002")
     _, fields = decode_control_record(r.bytes(), "cp037")
     assert fields["llcolumnnum"] == 2
     assert fields["llcolumntype"] == "VCHR"
@@ -76,7 +76,31 @@ def test_dlci_fields_at_their_hex_offsets():
     assert fields["keyseq"] == 1 and fields["keyordering"] == "A"
     assert fields["loglogbytes"] == 42
     assert fields["columnnamelen"] == 8 and fields["columnname"] == "CUSTNAME"
-    assert fields["version"] == "002"  # at hex B4 (180), not decimal 190: hex wins
+    assert fields["version"] == 2  # at decimal 190, not hex B4 (README interpretation 2)
+
+
+# Issue 14 item 1: the spec's VERSION row reads "190 | B4". COLUMNNAME CHAR(128) from 62 (x'3E')
+# ends at 190, VERSION CHAR(3) ends at the total 193 (x'C1'): decimal 190 is right.
+LONGEST_NAME = "C" * 60 + "_LONG_" + "N" * 60 + "_END"  # 128 characters
+
+
+@pytest.mark.parametrize("length", [118, 119, 127, 128])
+def test_dlci_column_names_up_to_128_characters_come_back_whole(length):
+    name = LONGEST_NAME[: length - 4] + LONGEST_NAME[-4:]
+    r = Record(193).char(0, "DLCI").char(16, "001").char(19, "CHAR").char(23, "00010")
+    r.char(59, f"{length:03d}").char(62, name).char(190, "007")
+    _, fields = decode_control_record(r.bytes(), "cp037")
+    assert fields["columnnamelen"] == length
+    assert fields["columnname"] == name
+    assert fields["version"] == 7
+
+
+def test_dlci_version_blank_is_none_and_letters_are_not_a_number():
+    base = Record(193).char(0, "DLCI").char(16, "001").char(19, "INT ").char(59, "001")
+    _, fields = decode_control_record(base.char(62, "A").bytes(), "cp037")
+    assert fields["version"] is None
+    with pytest.raises(DecodeError, match="is not a number"):
+        decode_control_record(base.char(190, "V1 ").bytes(), "cp037")
 
 
 def test_xtyp_xhdf_dlds_dlge():

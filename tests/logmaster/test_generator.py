@@ -1,7 +1,8 @@
 """The Log Master generator, read back by a tiny reader written here from the spec tables.
 
 The reader below uses the spec's offsets typed in again (decimal column where it agrees with
-hex; DLCI VERSION at hex B4), not the generator's constants, so a wrong offset in the generator
+hex; DLCI VERSION at decimal 190, after COLUMNNAME CHAR(128) from 62), not the generator's
+constants, so a wrong offset in the generator
 fails here instead of round-tripping.
 """
 
@@ -55,7 +56,7 @@ def read_dlci(r: bytes) -> dict:
         "type": e(r[19:23]).strip(), "len": cnum(r[23:28]), "scale": cnum(r[28:30]),
         "nulls": e(r[30:31]), "pos": cnum(r[31:36]), "subtype": e(r[36:37]),
         "keyseq": cnum(r[37:40]), "name": e(r[62 : 62 + cnum(r[59:62])]),
-        "version": e(r[0xB4 : 0xB4 + 3]),
+        "version": e(r[190:193]), "size": len(r),
     }  # fmt: skip
 
 
@@ -311,6 +312,9 @@ def test_control_file(extract):
         assert [c["num"] for c in table["columns"]] == list(range(1, table["ncols"] + 1))
         assert any(c["keyseq"] for c in table["columns"])
         assert table["lobs"] == "Y" and table["xml"] == "N"
+    columns = [c for t in control["tables"].values() for c in t["columns"]]
+    assert all(c["size"] == 193 and c["version"].isdigit() for c in columns)
+    assert max(len(c["name"]) for c in columns) == 128  # a whole COLUMNNAME CHAR(128)
     long = [t for t in control["tables"].values() if len(t["name"]) > 18]
     assert long and long[0]["short_name"] == long[0]["name"][:14] + "0001"
     assert len(long[0]["owner"]) > 8 and long[0]["short_owner"] == long[0]["owner"][:8]

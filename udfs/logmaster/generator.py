@@ -32,20 +32,20 @@ are silent, so a decoder can be checked against them:
   UNTRAN*FLAG 'N' with UNITABLE* lengths '000' and blank names; LOBSINCLUDED 'Y', XMLINCLUDED
   'N'. A table whose owner is longer than 8 / name longer than 18 gets SHORTOWNER = first 8
   characters, SHORTNAME = first 14 characters + '0001'; LLDF carries those short forms [9].
-* DLCI: 193 bytes. The spec's VERSION row reads "190 | B4": the hex offset wins (README rule 2,
-  and the decoder reads it there), so VERSION is written at x'B4' — inside COLUMNNAME's blank
-  padding, so COLUMNNAME must be read with COLUMNNAMELEN — and also at decimal 190, where the
-  total length 193 (x'C1') puts it. LLCOLUMNLEN is the column's length **in bytes** in the
-  logical log (data bytes only, no null byte or length prefix): INT 2/4/8, DEC
-  precision//2+1 (precisions are odd, so precision = 2*len-1), FLOT 4/8, DATE 10, TIME 8,
-  DTTM 26, DTTZ 32, CHAR n, GRPH 2*chars, varying types their maximum data bytes. LLSCALE two
-  digits. LLNULLS 'N', 'Y', or 'L' for a nullable LOB. LLCOLUMNPOS [4]: the 0-based offset
-  inside the row image of the column (of its null byte when nullable) for columns up to and
-  including the first varying column, -1 after it. LLCOLUMNSUBTYPE 'B' (bit data), 'S'
-  (EBCDIC text) or 'M' (Unicode text) for CHAR/VCHR, blank for every other type. KEYSEQ
-  '001'… on primary key columns, '000' elsewhere; KEYORDERING 'A' on keys, blank elsewhere.
-  DB2ROWBYTES = FLDPROCBYTES = internal bytes (+1 for a null byte); LOGLOGBYTES = bytes in the
-  row image at most (null byte + u16 length prefix + LLCOLUMNLEN).
+* DLCI: 193 bytes. The spec's VERSION row reads "190 | B4": decimal 190 is right (README rule 2,
+  corrected): COLUMNNAME CHAR(128) from 62 ends there and VERSION then ends at the total 193
+  (x'C1'), so VERSION is written at 190 only, and one column name is 128 characters long
+  (WAREHOUSE_STOCK_LEVEL_HISTORY's bin location) to show a whole CHAR(128) name. LLCOLUMNLEN is
+  the column's length **in bytes** in the logical log (data bytes only, no null byte or length
+  prefix): INT 2/4/8, DEC precision//2+1 (precisions are odd, so precision = 2*len-1), FLOT 4/8,
+  DATE 10, TIME 8, DTTM 26, DTTZ 32, CHAR n, GRPH 2*chars, varying types their maximum data bytes.
+  LLSCALE two digits. LLNULLS 'N', 'Y', or 'L' for a nullable LOB. LLCOLUMNPOS [4]: the 0-based
+  offset inside the row image of the column (of its null byte when nullable) for columns up to and
+  including the first varying column, -1 after it. LLCOLUMNSUBTYPE 'B' (bit data), 'S' (EBCDIC
+  text) or 'M' (Unicode text) for CHAR/VCHR, blank for every other type. KEYSEQ '001'… on primary
+  key columns, '000' elsewhere; KEYORDERING 'A' on keys, blank elsewhere. DB2ROWBYTES =
+  FLDPROCBYTES = internal bytes (+1 for a null byte); LOGLOGBYTES = bytes in the row image at most
+  (null byte + u16 length prefix + LLCOLUMNLEN).
 * One unknown control record ('DICL', index columns) sits among the tables: readers skip it.
 * DLGE (48 bytes): ENDRBA = the last RBA written, ENDTIME its time, DEPENDENTRBA = the oldest
   URID of an in-flight UR (zeros when none).
@@ -275,9 +275,8 @@ DLCI: Layout = (
     ("FLDPROCBYTES", 0x2E, 5, "C"), ("LOGLOGBYTES", 0x33, 5, "C"),
     ("SEQUENCENUMBER", 0x38, 3, "C"), ("COLUMNNAMELEN", 0x3B, 3, "C"),
     ("COLUMNNAME", 0x3E, 128, "C"),
-    # Spec row "VERSION | 190 | B4": hex wins (README rule 2) though it lands in COLUMNNAME's
-    # padding; the decimal 190 copy keeps the record meaningful where the total 193 puts it.
-    ("VERSION", 0xB4, 3, "C"), ("VERSION_AT_190", 190, 3, "C"),
+    # Spec row "VERSION | 190 | B4": decimal 190 (README rule 2): after a whole CHAR(128) name.
+    ("VERSION", 190, 3, "C"),
 )  # fmt: skip
 DLCI_SIZE = 0xC1  # 193
 
@@ -442,6 +441,14 @@ class Table:
         return "utf-8" if self.encoding == "U" else EBCDIC
 
 
+# A column name of the longest length Db2 allows, 128 characters: DLCI COLUMNNAME is CHAR(128).
+BIN_LOCATION = (
+    "BIN_LOCATION_AS_AISLE_RACK_SHELF_AND_SLOT_CODE_ASSIGNED_BY_THE_WAREHOUSE_MANAGEMENT_SYSTEM"
+    "_WHEN_THE_STOCK_WAS_PUT_AWAY_AT_A_DOCK"
+)
+assert len(BIN_LOCATION) == 128, len(BIN_LOCATION)
+
+
 def _tables() -> list[Table]:
     langs = ("en-US", "de-DE", "ja-JP")
     return [
@@ -465,7 +472,7 @@ def _tables() -> list[Table]:
             C("WAREHOUSE_ID", "INT", 2, key=1), C("ITEM_ID", "INT", 4, key=2),
             C("SNAPSHOT_TS", "DTTM"), C("QTY_ON_HAND", "INT", 4),
             C("QTY_DELTA", "DEC", 4, 0, null=True), C("UNIT_COST", "DEC", 5, 2, null=True),
-            C("ROW_ID", "ROWI", 40), C("BIN_LOCATION", "VCHR", 12, null=True),
+            C("ROW_ID", "ROWI", 40), C(BIN_LOCATION, "VCHR", 12, null=True),
             C("WEIGHT_KG", "FLOT", 8, null=True), C("AUDIT_BITS", "CHAR", 4, bits=True),
         ), lambda n: (1 + n % 7, 10_000 + n)),
         Table("INTL", "PRODUCT_I18N", "DBINTL", "TSPRODU", 0x0120, 0x0002, 0x0003, "U", (
@@ -1284,7 +1291,7 @@ def dlci_records(table: Table) -> list[bytes]:
             "FLDPROCBYTES": num(col.internal_bytes(), 5),
             "LOGLOGBYTES": num(col.loglog_bytes(), 5), "SEQUENCENUMBER": num(1, 3),
             "COLUMNNAMELEN": num(len(col.name), 3), "COLUMNNAME": char(col.name, 128),
-            "VERSION": version, "VERSION_AT_190": version,
+            "VERSION": version,
         }  # fmt: skip
         records.append(build_record(DLCI, DLCI_SIZE, values))
     return records

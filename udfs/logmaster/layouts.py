@@ -2,8 +2,10 @@
 
 Field names are the spec's (``../shared/specs/000_…`` DTBI, ``001_…`` DLCI, ``003_…`` LLDF and
 the specs README for XTYP/XHDF/DLDS/DLGE), with spaces as underscores ("CHANGE TYPE" ->
-``CHANGE_TYPE``); staging lower-cases them. Offsets follow the spec's HEX column (README
-interpretation 2: DTBI's reserved field after CREATERBA sits at x'34' and DROPRBA at x'36').
+``CHANGE_TYPE``); staging lower-cases them. Where the spec's decimal and hex offsets disagree,
+the one that agrees with the field lengths and the record's total wins (README interpretation 2):
+DTBI's reserved field after CREATERBA sits at x'34' and DROPRBA at x'36' (hex); DLCI VERSION at
+decimal 190, after a whole COLUMNNAME CHAR(128) (decimal).
 Hold each Struct against its spec table: nothing but fields stands between the lines.
 """
 
@@ -111,10 +113,10 @@ DTBI = Struct(
 )
 DTBI_MIN_LENGTH = 704
 
-# Control file: logical log column information (001_…), 193 bytes. The spec gives VERSION at
-# decimal 190 but hex B4 (180); hex wins (README interpretation 2), so COLUMNNAME has 118 bytes
-# before VERSION and 10 bytes follow it. VERSION is kept as text (staging types it leniently),
-# so a file written the decimal way loses only VERSION, never the column.
+# Control file: logical log column information (001_…), 193 bytes. The spec's VERSION row reads
+# "190 | B4": decimal 190 wins (README interpretation 2, corrected), because COLUMNNAME CHAR(128)
+# from 62 ends at 190 and VERSION CHAR(3) then ends at the stated total 193 (x'C1'); hex B4
+# (180) would cut COLUMNNAME to 118 bytes. VERSION is a number (blank -> None).
 DLCI = Struct(
     "CNTLRECORDTYPE" / Char(4),
     "SYSID" / Char(4),
@@ -134,9 +136,8 @@ DLCI = Struct(
     "LOGLOGBYTES" / CharNumber(5),
     "SEQUENCENUMBER" / CharNumber(3),
     "COLUMNNAMELEN" / CharNumber(3),
-    "COLUMNNAME" / Char(118),
-    "VERSION" / Char(3),
-    "reserved_183" / Reserved(10),
+    "COLUMNNAME" / Char(128),
+    "VERSION" / CharNumber(3),
 )
 
 # Data file: data change record header (003_…), 288 bytes in Log Master 11.1+. Readers take the
