@@ -191,9 +191,7 @@ def float_strings(floats: np.ndarray, single: bool) -> tuple[pa.Array, np.ndarra
         with np.errstate(over="ignore", invalid="ignore"):
             as32 = floats.astype(np.float32)
         normal = (floats == 0) | (np.abs(floats) >= values.FLOAT32_TINY)  # as render_float
-        exact = np.flatnonzero(
-            np.isfinite(as32) & normal & (as32.astype(np.float64) == floats)
-        )
+        exact = np.flatnonzero(np.isfinite(as32) & normal & (as32.astype(np.float64) == floats))
         for row, text in zip(exact.tolist(), as32[exact].astype(str).tolist(), strict=True):
             texts[row] = text
     return pa.array(texts, pa.string()), _no_problems(len(floats))
