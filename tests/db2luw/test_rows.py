@@ -146,6 +146,21 @@ def test_inline_lobs():
     assert row.none_sources == {"D": "lob_not_inline"}
 
 
+@pytest.mark.parametrize(
+    "value",
+    [b"\x80", b"\x80\x00\x00\x00", b"\x80\x12\x34\x56\x78", b"\x80" + bytes(23)],
+)
+def test_inline_lob_first_byte_0x80_is_empty_whatever_follows(value):
+    # 002_… "Extracting inlined LOB data": "If the first byte is 0x80, the LOB data is an empty
+    # string." Hand-built: CLOB, BLOB and DBCLOB each point (offset, length) at the same bytes.
+    table = layout(Column("C", r.CLOB, 0, True, 0), Column("B", r.BLOB, 0, True, 5),
+                   Column("G", r.DBCLOB, 0, True, 10))  # fmt: skip
+    fixed = b"".join(struct.pack("<HH", 15, len(value)) + b"\x00" for _ in range(3))
+    row = decode_row(h.formatted("<", fixed, value), table)
+    assert row.values == {"C": "", "B": "", "G": ""}
+    assert row.none_sources == {}
+
+
 @pytest.mark.parametrize("byteorder", BYTE_ORDERS)
 def test_every_column_type(byteorder):
     bo = h.order(byteorder)

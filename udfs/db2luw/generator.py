@@ -220,8 +220,8 @@ def encode_packed(unscaled: int, size: int) -> bytes:
 
 
 def _lob(data: bytes, bo: str) -> bytes:
-    if not data:
-        return b"\x80"
+    if not data:  # 002_…: a first byte 0x80 is an empty LOB whatever follows; write a 4-byte form
+        return b"\x80\x00\x00\x00"
     return b"\x69\x00" + struct.pack(bo + "H", len(data)) + data
 
 

@@ -40,7 +40,9 @@ Values are rendered as ``../shared/specs/README.md`` "Value rendering" says. Int
 * DECFLOAT is IEEE 754-2008 decimal64/decimal128 with a DPD coefficient (Db2's encoding on every
   platform), its 8/16 bytes in the server byte order, rendered as ``Decimal`` text.
 * Inline LOBs: 0x69 starts a 4-byte header (bytes 1-3 not interpreted) and the data follows;
-  a lone 0x80 is an empty LOB; anything else is a LOB descriptor (``lob_not_inline``).
+  a first byte 0x80 is an empty LOB whatever follows it (the spec says only "if the first byte
+  is 0x80, the LOB data is an empty string"); anything else is a LOB descriptor
+  (``lob_not_inline``).
 * Catalog layouts follow interpretation 12: columns in COLNO order, each its fixed portion then
   its null byte when nullable. Added columns get the catalog's names by COLNO; without a
   catalog, columns are named ``C1``..``Cn``.
@@ -830,9 +832,11 @@ def _boolean(raw: bytes) -> str:
 
 
 def _inline_lob(raw: bytes, render: Callable[[bytes], str]) -> str:
+    """002_… "Extracting inlined LOB data": first byte 0x69 = a 4-byte header, then the data;
+    first byte 0x80 = an empty string, whatever bytes follow it."""
     if raw[:1] == b"\x69":
         return render(raw[4:])
-    if raw == b"\x80":
+    if raw[:1] == b"\x80":
         return render(b"")
     raise _Reason("lob_not_inline")
 
