@@ -262,8 +262,9 @@ def test_unknown_function_and_record_type_are_kept_not_rejected():
          "ends at byte"),
         (h.record("<", h.insert_body("<", 162, h.formatted("<", b"\x01"))[:-1]), "remain"),
         (h.record("<", h.dms("<", 110) + bytes(10)), "undo insert needs 18 bytes"),
-        (h.record("<", h.dms("<", 167) + struct.pack("<2sHHHHI", bytes(2), 1, 0, 99, 0, 0)
-                  + bytes(6) + b"\0\0" + h.formatted("<", b"\x01")), "sum of record lengths"),
+        (h.record("<", h.dms("<", 167) + struct.pack("<2sHHHHI", bytes(2), 2, 0, 9, 0, 0)
+                  + bytes(6) + b"\0\0" + h.formatted("<", b"\x01")),
+         "insert multiple records, record 2 of 2 needs 8 bytes"),
         (h.record("<", h.dms("<", 128) + bytes(8) + bytes(74) + struct.pack("<I", 99)),
          "table description length says 99"),
         (h.record("<", h.dms("<", 102) + struct.pack("<HII", 0, 1, 1) + bytes(8)),
@@ -280,6 +281,34 @@ def test_inconsistent_bytes_raise_decode_errors(data, message):
     """Never IndexError / struct.error: a DecodeError saying what was wrong."""
     with pytest.raises(DecodeError, match=message):
         decode_record(data)
+
+
+@pytest.mark.parametrize("byteorder", BYTE_ORDERS)
+@pytest.mark.parametrize("total", [0, 9, 99, 0xFFFF])
+def test_insert_multiple_with_another_total_still_gives_its_rows(byteorder, total):
+    """Issue 14 item 5: Table 25's "Sum of record lengths" is not defined further; rows that
+    each decode from their own record header are kept, the mismatch becomes a note."""
+    bo = h.order(byteorder)
+    first, second = h.formatted(bo, b"\x01\x02"), h.formatted(bo, b"\x03\x04\x05")
+    rid = b"\x07\x00\x02\x00\x00\x00"
+    body = (
+        h.dms(bo, 167)
+        + struct.pack(bo + "2sHHHHI", bytes(2), 2, 5, total, 0, 7)  # Table 25 at offsets 6..20
+        + rid + struct.pack(bo + "H", 300) + first  # Table 26: RID, record offset, header+data
+        + rid + struct.pack(bo + "H", 320) + second
+    )  # fmt: skip
+    decoded = decode_record(h.record(bo, body), byteorder)
+    assert decoded["images"] == [first, second] and decoded["row_count"] == 2
+    assert decoded["after_image"] == first and decoded["pool_page_number"] == 7
+    assert "sum of record lengths says" in decoded["note"]
+    assert f"says {total}, the record headers hold {len(first) + len(second)}" in decoded["note"]
+
+
+def test_insert_multiple_with_the_images_total_has_no_note():
+    first = h.formatted("<", b"\x01\x02")
+    body = (h.dms("<", 167) + struct.pack("<2sHHHHI", bytes(2), 1, 5, len(first), 0, 7)
+            + bytes(6) + b"\x2c\x01" + first)  # fmt: skip
+    assert decode_record(h.record("<", body))["note"] is None
 
 
 def test_longer_fixed_records_keep_the_extra_bytes():
