@@ -10,6 +10,7 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
+from tests.db2luw import handmade as h
 from tests.db2luw.replay import read_capture
 from udfs.db2luw import functions
 from udfs.db2luw.generator import generate
@@ -135,6 +136,36 @@ def test_a_dropped_tables_ids_taken_by_a_later_table(capture):
     assert (audit["table_schema"], audit["table_name"]) == ("SALES", "AUDIT")
     assert audit["column_names"] == ["AUDIT_ID", "ACTION", "AMOUNT", "NOTE"]
     assert audit["key_columns"] == ["AUDIT_ID"] and audit["dropped_lsn"] is None
+
+
+def test_catalog_json_codepage_0_travels_to_the_row_decoder():
+    """The SQL's catalog JSON (with 'codepage', issue 14 item 7) -> layout JSON -> row values."""
+    catalog = json.dumps({
+        "tabschema": "S", "tabname": "T", "tbspaceid": 2, "tableid": 7, "compression": "N",
+        "columns": [
+            {"colname": "TAG", "colno": 0, "typename": "CHARACTER", "length": 2, "scale": 0,
+             "nulls": "N", "codepage": 0},
+            {"colname": "NAME", "colno": 1, "typename": "CHARACTER", "length": 2, "scale": 0,
+             "nulls": "N", "codepage": 1208},
+        ],
+    })  # fmt: skip
+    (version,) = functions.layout_history(catalog, None, [])
+    layout, settings = functions.layout_from_json(version["layout_json"])
+    image = h.formatted("<", b"\x00\x01" + b"ok")
+    decoded = functions.decode_image(image, layout, settings, "little")
+    assert decoded["values"] == ["0001", "ok"]
+    assert version["column_types"] == ["CHAR(2) FOR BIT DATA", "CHAR(2)"]
+
+
+def test_layout_json_without_the_newest_column_fields_still_reads():
+    (version,) = functions.layout_history(
+        json.dumps({"tabschema": "S", "tabname": "T", "tbspaceid": 2, "tableid": 7,
+                    "columns": [{"colname": "A", "colno": 0, "typename": "INTEGER",
+                                 "length": 4, "scale": 0, "nulls": "N"}]}), None, [])  # fmt: skip
+    document = json.loads(version["layout_json"])
+    document["columns"] = [column[:-1] for column in document["columns"]]  # no for_bit_data
+    layout, _ = functions.layout_from_json(json.dumps(document))
+    assert layout.columns[0].for_bit_data is False
 
 
 def test_without_a_catalog_columns_are_numbered(capture):

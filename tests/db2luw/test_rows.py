@@ -9,6 +9,7 @@ from decimal import Decimal
 import pytest
 
 from tests.db2luw import handmade as h
+from udfs.db2luw import functions
 from udfs.db2luw import rows as r
 from udfs.db2luw.generator import encode_decfloat
 from udfs.db2luw.records import decode_record
@@ -272,6 +273,24 @@ def test_catalog_layout_interpretation_12(tmp_path):
         ("TS", "TIMESTAMP", 10, 21, True),
         ("D", "DECFLOAT128", 16, 32, True),
     ]
+
+
+def test_catalog_codepage_0_columns_are_binary_not_text(tmp_path):
+    """Issue 14 item 7: SYSCAT.COLUMNS CODEPAGE 0 = FOR BIT DATA. Hand-built row: CHAR(4) and
+    VARCHAR(8) FOR BIT DATA, then a CHAR(2) text column (CODEPAGE 1208)."""
+    (tmp_path / "tables.csv").write_text("TABSCHEMA,TABNAME,TBSPACEID,TABLEID\nS,T,2,7\n")
+    (tmp_path / "columns.csv").write_text(
+        "TABSCHEMA,TABNAME,COLNAME,COLNO,TYPENAME,LENGTH,SCALE,NULLS,CODEPAGE\n"
+        "S,T,TAG,0,CHARACTER,4,0,N,0\nS,T,HASH,1,VARCHAR,8,0,N,0\nS,T,CC,2,CHARACTER,2,0,N,1208\n"
+    )
+    t = read_catalog(tmp_path)[(2, 7)]
+    assert [c.for_bit_data for c in t.columns] == [True, True, False]
+    # fixed section: TAG at 0 (4 bytes), HASH (offset, length) at 4, CC at 8; data after it
+    fixed = b"\xc1\x00\xff\x41" + struct.pack("<HH", 10, 3) + b"ab"
+    row = decode_row(h.formatted("<", fixed, b"\x0e\x0f\x80"), t)
+    assert row.values == {"TAG": "C100FF41", "HASH": "0E0F80", "CC": "ab"}
+    assert functions.column_type(t.columns[0]) == "CHAR(4) FOR BIT DATA"
+    assert functions.column_type(t.columns[2]) == "CHAR(2)"
 
 
 def test_catalog_errors_say_what_to_fix(tmp_path):

@@ -129,8 +129,10 @@ def layout_from_json(text: str) -> tuple[TableLayout, dict[str, str]]:
     document = json.loads(text)
     table = dict(zip(_TABLE_FIELDS, document["table"], strict=True))
     table["key_columns"] = tuple(table["key_columns"] or ())
+    # strict=False: a layout JSON written before a Column field was added lacks its last
+    # entries, which then take their defaults.
     columns = tuple(
-        Column(**dict(zip(_COLUMN_FIELDS, values, strict=True))) for values in document["columns"]
+        Column(**dict(zip(_COLUMN_FIELDS, values, strict=False))) for values in document["columns"]
     )
     codec, graphic_codec = document["settings"]
     return TableLayout(columns=columns, **table), {"codec": codec, "graphic_codec": graphic_codec}
@@ -223,7 +225,8 @@ def column_type(column: Column) -> str:
     if t == DECIMAL:
         return f"DECIMAL({column.precision},{column.scale or 0})"
     if t in _SIZED_TYPES:
-        return f"{_SIZED_TYPES[t]}({column.length})"
+        bits = " FOR BIT DATA" if column.for_bit_data else ""
+        return f"{_SIZED_TYPES[t]}({column.length}){bits}"
     if t in _DOUBLE_BYTE_TYPES:
         return f"{_DOUBLE_BYTE_TYPES[t]}({column.length // 2})"
     if t == TIMESTAMP:

@@ -37,6 +37,8 @@ Values are rendered as ``../shared/specs/README.md`` "Value rendering" says. Int
   LENGTH counts double-byte characters and is doubled.
 * GRAPHIC/VARGRAPHIC/DBCLOB are UTF-16 (CCSID 1200, big-endian by definition; a setting,
   ``graphic_codec``, default ``utf-16-be``), CHAR/VARCHAR/CLOB use ``codec`` (default UTF-8).
+  A CHAR/VARCHAR/LONG VARCHAR column the catalog export gives CODEPAGE 0 (FOR BIT DATA) is
+  binary: upper-case hex, never text (the log's column descriptors do not say it).
 * DECFLOAT is IEEE 754-2008 decimal64/decimal128 with a DPD coefficient (Db2's encoding on every
   platform), its 8/16 bytes in the server byte order, rendered as ``Decimal`` text.
 * Inline LOBs: 0x69 starts a 4-byte header (bytes 1-3 not interpreted) and the data follows;
@@ -110,6 +112,8 @@ CATALOG_TYPES = {
     "DBCLOB": DBCLOB,
 }  # fmt: skip
 _DOUBLE_BYTE_TYPES = frozenset((GRAPHIC, VARGRAPHIC, LONG_VARGRAPHIC, DBCLOB))
+# Character types SYSCAT.COLUMNS marks FOR BIT DATA with CODEPAGE 0.
+_BIT_DATA_TYPES = frozenset((CHAR, VARCHAR, LONG_VARCHAR))
 
 # --- layouts ------------------------------------------------------------------------------------
 
@@ -128,6 +132,7 @@ class Column:
     compress_system_default: bool = False
     lob_length: int | None = None
     lob_inline_length: int | None = None
+    for_bit_data: bool = False  # catalog CODEPAGE 0 on a character column: binary, not text
 
     @property
     def type_name(self) -> str:
@@ -332,6 +337,7 @@ def _catalog_column(row: dict, offset: int) -> Column:
         scale=scale if field_type == DECIMAL else None,
         compress_system_default=(row.get("COMPRESS") or "").strip().upper() == "S",
         lob_inline_length=_int(row, "INLINE_LENGTH", 0) if field_type in LOB_TYPES else None,
+        for_bit_data=field_type in _BIT_DATA_TYPES and (row.get("CODEPAGE") or "").strip() == "0",
     )
 
 
@@ -783,7 +789,7 @@ def _value_decoder(column: Column, byteorder: str, codec: str, graphic: str) -> 
     if t in (DECFLOAT64, DECFLOAT128):
         return functools.partial(decfloat_dpd, byteorder=byteorder)
     if t in (CHAR, VARCHAR):
-        return functools.partial(text, codec=codec)
+        return hex_upper if column.for_bit_data else functools.partial(text, codec=codec)
     if t in (GRAPHIC, VARGRAPHIC):
         return functools.partial(text, codec=graphic)
     if t in (BINARY, VARBINARY):
@@ -854,6 +860,8 @@ def _default_renderer(column: Column) -> Callable[[], str]:
         value = scaled_text(0, column.scale or 0)
     elif t in (REAL, DOUBLE):
         value = "0.0"
+    elif t == CHAR and column.for_bit_data:
+        value = "20" * column.length  # blanks, shown as binary
     elif t == CHAR:
         value = " " * column.length
     elif t == GRAPHIC:
