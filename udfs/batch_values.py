@@ -102,6 +102,21 @@ def text_strings(data: np.ndarray, offsets: np.ndarray, codec: str) -> tuple[pa.
     return _decode_each(binary_array(data, offsets), codec)
 
 
+def dbcs_strings(data: np.ndarray, offsets: np.ndarray, mixed_codec: str):
+    """Pure double-byte EBCDIC (GRAPHIC) through a mixed code page, value by value
+    (:func:`udfs.values.dbcs_text`); rows that are not valid are flagged."""
+    raw = binary_array(data, offsets)
+    texts: list[str | None] = []
+    bad = np.zeros(len(raw), bool)
+    for row, value in enumerate(raw.to_pylist()):
+        try:
+            texts.append(values.dbcs_text(value, mixed_codec))
+        except DecodeError:
+            texts.append(None)
+            bad[row] = True
+    return pa.array(texts, pa.string()), bad
+
+
 def _decode_each(raw: pa.Array, codec: str) -> tuple[pa.Array, np.ndarray]:
     texts: list[str | None] = []
     bad = np.zeros(len(raw), bool)

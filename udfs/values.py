@@ -12,6 +12,7 @@ Bad bytes raise :class:`udfs.errors.DecodeError` with what was wrong; the caller
 from __future__ import annotations
 
 import codecs
+import ctypes
 import decimal
 import math
 import re
@@ -35,6 +36,22 @@ _EBCDIC_CCSID_CODECS = {
 }
 DEFAULT_EBCDIC = "cp037"
 DEFAULT_ASCII = "latin-1"
+# EBCDIC mixed (SBCS + DBCS with shift-out x'0E' / shift-in x'0F') CCSIDs. Python ships no codec
+# for any of them; glibc's iconv does (its gconv modules IBM930 … IBM1399), so logmart registers
+# them as Python codecs named ``ibm<ccsid>`` (see ``_iconv_search`` below). CCSIDs 5026/5035 are
+# 930/939 with the same code points.
+_EBCDIC_MIXED_CCSID_CODECS = {
+    930: "ibm930",
+    5026: "ibm930",
+    939: "ibm939",
+    5035: "ibm939",
+    1390: "ibm1390",
+    1399: "ibm1399",
+    933: "ibm933",
+    935: "ibm935",
+    937: "ibm937",
+}
+SHIFT_OUT, SHIFT_IN = b"\x0e", b"\x0f"
 
 
 def ebcdic_codec(ccsid: int | str | None, default: str = DEFAULT_EBCDIC) -> str:
@@ -44,6 +61,31 @@ def ebcdic_codec(ccsid: int | str | None, default: str = DEFAULT_EBCDIC) -> str:
     except ValueError:
         return default
     return _EBCDIC_CCSID_CODECS.get(number, default)
+
+
+def ebcdic_mixed_codec(ccsid: int | str | None) -> str | None:
+    """Codec for an EBCDIC mixed CCSID (``930``, ``'01390'``), or None when there is none
+    (blank, 0, or a CCSID without an iconv module on this machine)."""
+    try:
+        number = int(str(ccsid).strip())
+    except ValueError:
+        return None
+    name = _EBCDIC_MIXED_CCSID_CODECS.get(number)
+    if name is None:
+        return None
+    try:
+        codecs.lookup(name)
+    except LookupError:
+        return None
+    return name
+
+
+def dbcs_text(raw: bytes, mixed_codec: str) -> str:
+    """Pure double-byte EBCDIC (GRAPHIC data: no shift bytes) through a mixed code page's DBCS
+    half: the bytes are decoded as one shift-out … shift-in run of ``mixed_codec``."""
+    if len(raw) % 2:
+        raise DecodeError(f"double-byte data X'{raw.hex().upper()}' has an odd length")
+    return text(SHIFT_OUT + raw + SHIFT_IN, mixed_codec)
 
 
 def check_codec(name: str) -> str:
@@ -81,6 +123,86 @@ def char_int(raw: bytes, codec: str = DEFAULT_EBCDIC) -> int | None:
     if not re.fullmatch(r"[+-]?\d+", value):
         raise DecodeError(f"CHAR field {value!r} is not a number")
     return int(value)
+
+
+# --- EBCDIC mixed code pages through glibc iconv ------------------------------------------------
+
+
+class _Iconv:
+    """glibc's iconv through ctypes: decode bytes of one iconv code page to str."""
+
+    _EILSEQ, _EINVAL = 84, 22
+
+    def __init__(self) -> None:
+        libc = ctypes.CDLL(None, use_errno=True)
+        self.open = libc.iconv_open
+        self.open.restype, self.open.argtypes = ctypes.c_void_p, [ctypes.c_char_p] * 2
+        self.convert = libc.iconv
+        self.convert.restype = ctypes.c_size_t
+        self.convert.argtypes = [ctypes.c_void_p] + [ctypes.c_void_p] * 4
+        self.close = libc.iconv_close
+        self.close.argtypes = [ctypes.c_void_p]
+
+    def available(self, page: str) -> bool:
+        handle = self.open(b"UTF-8", page.encode())
+        if handle in (None, ctypes.c_void_p(-1).value):
+            return False
+        self.close(handle)
+        return True
+
+    def decode(self, raw: bytes, page: str, name: str) -> str:
+        handle = self.open(b"UTF-8", page.encode())
+        try:
+            source = ctypes.create_string_buffer(raw, len(raw))
+            target = ctypes.create_string_buffer(4 * len(raw) + 16)
+            in_ptr, out_ptr = (
+                ctypes.c_char_p(ctypes.addressof(source)),
+                ctypes.c_char_p(ctypes.addressof(target)),
+            )
+            in_left, out_left = ctypes.c_size_t(len(raw)), ctypes.c_size_t(len(target))
+            result = self.convert(
+                handle,
+                ctypes.byref(in_ptr),
+                ctypes.byref(in_left),
+                ctypes.byref(out_ptr),
+                ctypes.byref(out_left),
+            )
+            if result == ctypes.c_size_t(-1).value:
+                at = len(raw) - in_left.value
+                reason = "incomplete double-byte character" if ctypes.get_errno() == self._EINVAL \
+                    else "invalid byte sequence"  # fmt: skip
+                raise UnicodeDecodeError(name, raw, at, at + 1, reason)
+            return target.raw[: len(target) - out_left.value].decode("utf-8")
+        finally:
+            self.close(handle)
+
+
+try:
+    _ICONV: _Iconv | None = _Iconv()
+except (OSError, AttributeError):  # not glibc: the mixed code pages are simply unknown
+    _ICONV = None
+
+
+def _iconv_search(name: str) -> codecs.CodecInfo | None:
+    """Python codec lookup for ``ibm930``, ``ibm939``, ``ibm1390`` … (decoding only)."""
+    key = re.sub(r"[^a-z0-9]", "", name.lower())
+    if _ICONV is None or key not in set(_EBCDIC_MIXED_CCSID_CODECS.values()):
+        return None
+    page = key.upper()
+    if not _ICONV.available(page):
+        return None
+
+    def decode(raw, errors: str = "strict") -> tuple[str, int]:
+        data = bytes(raw)
+        return _ICONV.decode(data, page, key), len(data)
+
+    def encode(value: str, errors: str = "strict") -> tuple[bytes, int]:
+        raise UnicodeEncodeError(key, value, 0, len(value), "logmart only decodes " + key)
+
+    return codecs.CodecInfo(encode, decode, name=key)
+
+
+codecs.register(_iconv_search)
 
 
 def hex_upper(raw: bytes) -> str:

@@ -1,5 +1,7 @@
 """Row images (LLDF DATA) decoded from hand-laid bytes, per README interpretations 3-6."""
 
+import struct
+
 import pyarrow as pa
 import pytest
 
@@ -217,3 +219,41 @@ def test_malformed_layout_text_is_a_reason_not_a_crash():
         pa.array([data_field(b"\x00\x01")]), pa.array(["I"]), pa.array(["E|cp037|broken"])
     ).to_pylist()
     assert result[0]["error"].startswith("table layout unusable: layout text has 3 fields")
+
+
+# Issue 14 item 7: mixed SBCS/DBCS EBCDIC (DLCI subtype M) and EBCDIC graphic data, decoded with
+# the extract's mixed code page (XTYP EBCDICMIXEDCCSID). Bytes by hand from the code pages: in
+# CCSID 939 x'C1' is 'A'; in its DBCS half (CCSID 300) x'4541' is 一 (U+4E00), x'4542' 二.
+MIXED_COLUMNS = (
+    Column(num=1, type="VCHR", length=20, scale=0, nulls="N", subtype="M"),
+    Column(num=2, type="GRPH", length=4, scale=0, nulls="N", subtype=""),
+)
+
+
+@pytest.mark.parametrize(("ccsid", "codec"), [("ccsid:939", "ibm939"), ("ccsid:1390", "ibm1390")])
+def test_mixed_and_graphic_ebcdic_decode_with_the_mixed_code_page(ccsid, codec):
+    layout = parse_layout(f"E|cp037|latin-1|hfp|Y|1,VCHR,20,0,N,M,;2,GRPH,4,0,N,,|{ccsid}")
+    assert layout.mixed_codec == codec and layout.columns == MIXED_COLUMNS
+    mixed = b"\xc1\x0e\x45\x41\x45\x42\x0f\xc1"  # A, SO, 一二, SI, A
+    image = struct.pack(">H", len(mixed)) + mixed + b"\x45\x41\x45\x42"  # GRPH(2): 一二
+    decoded = decode_data([data_field(image)], ["I"], layout)
+    assert decoded.errors == [None]
+    assert decoded.after == [["A一二A", "一二"]]
+    assert decoded.warnings == [[]]
+    assert parse_layout(layout_text(layout)) == layout
+
+
+def test_without_a_mixed_code_page_graphic_stays_hex_and_text_is_sbcs():
+    layout = parse_layout("E|cp037|latin-1|hfp|Y|1,VCHR,20,0,N,M,;2,GRPH,4,0,N,,")
+    assert layout.mixed_codec is None and "|" + "ccsid" not in layout_text(layout)
+    image = struct.pack(">H", 1) + b"\xc1" + b"\x45\x41\x45\x42"
+    decoded = decode_data([data_field(image)], ["I"], layout)
+    assert decoded.after == [["A", "45414542"]]
+    assert decoded.warnings == [["column 2: DBCS graphic data shown as hex"]]
+
+
+def test_a_broken_shift_out_run_is_an_error_not_a_guess():
+    layout = parse_layout("E|cp037|latin-1|hfp|Y|1,VCHR,20,0,N,M,|ccsid:930")
+    image = struct.pack(">H", 2) + b"\x0e\x45"  # shift-out, then half a double-byte character
+    decoded = decode_data([data_field(image)], ["I"], layout)
+    assert "not a valid VCHR value" in decoded.errors[0]

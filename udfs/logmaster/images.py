@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
+from udfs import values
 from udfs.logmaster import control, rowimage
 
 # The dbt vars int_logmaster_table_layouts writes into its layout text (dbt_project.yml
@@ -60,7 +61,7 @@ def table_versions(
         return {}
     settings = {**DEFAULT_SETTINGS, **(settings or {})}
     codec = control.sniff(control_file) or "cp037"
-    dtbis, dlcis, ccsids = [], {}, []
+    dtbis, dlcis, ccsids, mixed = [], {}, [], []
     for record in control.read_control_file(control_file, codec):
         fields = record.fields
         if record.error or not fields:
@@ -72,7 +73,15 @@ def table_versions(
             dlcis.setdefault(key, []).append(fields)
         elif record.record_type == "XTYP" and fields.get("ebcdicsbcsccsid") is not None:
             ccsids.append(fields["ebcdicsbcsccsid"])
+        if record.record_type == "XTYP" and values.ebcdic_mixed_codec(
+            fields.get("ebcdicmixedccsid")
+        ):
+            mixed.append(fields["ebcdicmixedccsid"])
     ebcdic = settings["ebcdic_codepage"] or f"ccsid:{min(ccsids) if ccsids else 37}"
+    # rowimage's optional 7th layout field, only where the extract has a usable mixed CCSID
+    # (int_logmaster_table_layouts must add the same for its digests to match; until then such
+    # extracts are decoded by the UDF path, without the mixed code page).
+    settings = {**settings, "mixed": f"ccsid:{min(mixed)}" if mixed else ""}
     found: dict[tuple[int, int], list[TableVersion]] = {}
     for dtbi in dtbis:
         key = (dtbi.get("dbid"), dtbi.get("tbobid"), dtbi.get("sequencenumber"))
@@ -115,7 +124,8 @@ def _layout_text(
         names.append(d["columnname"][: d.get("columnnamelen") or 128])
     lobs = dtbi.get("lobsincluded") or "Y"
     head = [dtbi["encodingscheme"], ebcdic, settings["ascii_codepage"], settings["float_format"]]
-    return "|".join([*head, lobs, ";".join(columns)]), names
+    extra = [settings["mixed"]] if settings.get("mixed") else []
+    return "|".join([*head, lobs, ";".join(columns), *extra]), names
 
 
 def choose(versions: list[TableVersion], logrba: str, loglrsn: str) -> TableVersion | None:

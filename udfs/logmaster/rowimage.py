@@ -72,32 +72,48 @@ class RowLayout:
     ascii_codec: str = values.DEFAULT_ASCII
     float_format: str = "hfp"  # or "ieee"
     lobs_included: bool = True
+    mixed_codec: str | None = None  # XTYP EBCDIC mixed CCSID's codec (values.ebcdic_mixed_codec)
 
     @property
     def text_codec(self) -> str:
         return {"E": self.ebcdic_codec, "A": self.ascii_codec}.get(self.encoding, "utf-8")
 
+    def column_text_codec(self, col: Column) -> str:
+        """Subtype M (mixed SBCS/DBCS, shift-out x'0E' / shift-in x'0F') of an EBCDIC table
+        decodes with the extract's mixed code page when it has one (930, 939, 1390 …)."""
+        if col.subtype == "M" and self.encoding == "E" and self.mixed_codec:
+            return self.mixed_codec
+        return self.text_codec
+
     @property
     def graphic_codec(self) -> str | None:
-        # Db2 for z/OS graphic data is UTF-16 in Unicode tables; EBCDIC/ASCII DBCS code pages
-        # have no Python codec, so such values are shown as hex with a warning.
-        return "utf-16-be" if self.encoding == "U" else None
+        # Db2 for z/OS graphic data is UTF-16 in Unicode tables; in EBCDIC tables it is the DBCS
+        # half of the mixed code page (decoded as one shift-out run of it); ASCII DBCS and
+        # EBCDIC without a mixed code page have no codec: hex with a warning.
+        if self.encoding == "U":
+            return "utf-16-be"
+        return self.mixed_codec if self.encoding == "E" else None
 
 
 # The layout text int_logmaster_table_layouts builds, one per table version, passed with every
 # row to the UDF (so it is compact, not JSON: about 15 bytes a column):
 #   <encoding>|<EBCDIC code page, or ccsid:<n>>|<ASCII code page>|<hfp or ieee>|<lobs Y/N>|<columns>
+#   [|<EBCDIC mixed code page, or ccsid:<n> (XTYP EBCDICMIXEDCCSID)>]
 # columns: ';'-separated "num,type,len,scale,nulls,subtype,pos" (subtype and pos may be empty).
+# The optional 7th field is written only when the extract has a mixed code page logmart can
+# decode, so every other layout text (and its digest) is as before.
 LAYOUT_FIELDS = 6
+OPTIONAL_LAYOUT_FIELDS = 1
 
 
 @lru_cache(maxsize=256)
 def parse_layout(text: str) -> RowLayout:
     """Read a layout text (cached per string); a malformed one raises ValueError."""
     parts = text.split("|")
-    if len(parts) != LAYOUT_FIELDS:
+    if not LAYOUT_FIELDS <= len(parts) <= LAYOUT_FIELDS + OPTIONAL_LAYOUT_FIELDS:
         raise ValueError(f"layout text has {len(parts)} fields, not {LAYOUT_FIELDS}: {text[:80]!r}")
-    encoding, ebcdic, ascii_codec, float_format, lobs, column_text = parts
+    encoding, ebcdic, ascii_codec, float_format, lobs, column_text = parts[:LAYOUT_FIELDS]
+    mixed = _mixed_codec(parts[LAYOUT_FIELDS] if len(parts) > LAYOUT_FIELDS else "")
     if ebcdic.startswith("ccsid:") or not ebcdic:
         ebcdic = values.ebcdic_codec(ebcdic.removeprefix("ccsid:"))
     columns = sorted(
@@ -110,7 +126,17 @@ def parse_layout(text: str) -> RowLayout:
         ascii_codec=values.check_codec(ascii_codec or values.DEFAULT_ASCII),
         float_format=(float_format or "hfp").lower(),
         lobs_included=lobs != "N",
+        mixed_codec=mixed,
     )
+
+
+def _mixed_codec(text: str) -> str | None:
+    """``ccsid:<n>`` -> that mixed CCSID's codec (None when none); a codec name is checked."""
+    if not text.strip():
+        return None
+    if text.startswith("ccsid:"):
+        return values.ebcdic_mixed_codec(text.removeprefix("ccsid:"))
+    return values.check_codec(text)
 
 
 def _parse_column(item: str) -> Column:
@@ -160,7 +186,8 @@ def layout_text(layout: RowLayout) -> str:
     )
     lobs = "Y" if layout.lobs_included else "N"
     settings = [layout.encoding, layout.ebcdic_codec, layout.ascii_codec, layout.float_format]
-    return "|".join([*settings, lobs, columns])
+    mixed = [layout.mixed_codec] if layout.mixed_codec else []
+    return "|".join([*settings, lobs, columns, *mixed])
 
 
 def _blank(value) -> str:
@@ -231,9 +258,11 @@ def _render(
     if kind in DOUBLE_BYTE_TYPES:
         if layout.graphic_codec is None:
             return bv.hex_strings(data, offsets), np.zeros(len(starts), bool)
-        return bv.text_strings(data, offsets, layout.graphic_codec)
+        if layout.encoding == "U":
+            return bv.text_strings(data, offsets, layout.graphic_codec)
+        return bv.dbcs_strings(data, offsets, layout.graphic_codec)
     if kind in TEXT_TYPES:
-        return bv.text_strings(data, offsets, layout.text_codec)
+        return bv.text_strings(data, offsets, layout.column_text_codec(col))
     raise values.DecodeError(
         f"column {col.num}: LLCOLUMNTYPE {kind!r} length {col.length} is not one logmart "
         "can decode; see seeds/logmaster_column_types.csv"
