@@ -79,8 +79,7 @@ def table_versions(
             mixed.append(fields["ebcdicmixedccsid"])
     ebcdic = settings["ebcdic_codepage"] or f"ccsid:{min(ccsids) if ccsids else 37}"
     # rowimage's optional 7th layout field, only where the extract has a usable mixed CCSID
-    # (int_logmaster_table_layouts must add the same for its digests to match; until then such
-    # extracts are decoded by the UDF path, without the mixed code page).
+    # (int_logmaster_table_layouts adds the same, so the digests match).
     settings = {**settings, "mixed": f"ccsid:{min(mixed)}" if mixed else ""}
     found: dict[tuple[int, int], list[TableVersion]] = {}
     for dtbi in dtbis:

@@ -61,6 +61,7 @@ catalog_layouts as (
                                 'nulls', catalog_columns.nulls,
                                 'compress', catalog_columns.compress,
                                 'inline_length', catalog_columns.inline_length,
+                                'codepage', catalog_columns.codepage,
                                 'keyseq', catalog_columns.keyseq
                             )
                     end

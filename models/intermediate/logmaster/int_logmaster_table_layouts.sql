@@ -14,7 +14,14 @@ table_columns as (
 code_pages as (
     select
         capture,
-        min(ebcdicsbcsccsid) as ebcdic_ccsid
+        min(ebcdicsbcsccsid) as ebcdic_ccsid,
+        -- the mixed SBCS/DBCS code pages logmart decodes (udfs/values.py ebcdic_mixed_codec)
+        min(
+            case
+                when ebcdicmixedccsid in (930, 5026, 939, 5035, 1390, 1399, 933, 935, 937)
+                    then ebcdicmixedccsid
+            end
+        ) as ebcdic_mixed_ccsid
     from {{ ref('stg_logmaster__xtyp') }}
     group by capture
 ),
@@ -142,7 +149,9 @@ layouts as (
                                 coalesce(c.subtype, ''), coalesce(cast(c.pos as string), '')
                             )
                         )
-                    )
+                    ),
+                    -- optional 7th field: the extract's mixed code page (subtype M, graphic)
+                    concat('ccsid:', code_pages.ebcdic_mixed_ccsid)
                 )
         end as layout_text
     from tables
