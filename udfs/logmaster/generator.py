@@ -1634,13 +1634,15 @@ def _bench_block(first: int, count: int, rng: np.random.Generator,
     return b"".join(parts)
 
 
-def generate_lldf_benchmark(path: Path, records: int, seed: int = 1) -> None:
+def generate_lldf_benchmark(path: Path, records: int, seed: int = 1, first: int = 0) -> None:
     """Write one extract of ``records`` simple I/UB/D records of a 20-column table.
 
     ``path`` is the extract folder: ``LOGM.BENCH.F0001`` (control) and data files
     ``LOGM.BENCH.F0002``/``F0003`` (blocks of 65,536 records alternate between them). Four
     records a UR, all committed; row values vary in TXN_ID, AMOUNT and TXN_TS only; UB and D
     pick random earlier keys, so the rows are not a consistent history (a speed test only).
+    ``first`` numbers the records from there: an extract of records ``first`` onwards
+    continues the one of records 0 to ``first`` - 1 (a later capture of the same log stream).
     """
     folder = Path(path)
     folder.mkdir(parents=True, exist_ok=True)
@@ -1651,14 +1653,14 @@ def generate_lldf_benchmark(path: Path, records: int, seed: int = 1) -> None:
     names = [f"{BENCH_EXTRACT}.F{n:04d}" for n in (1, 2, 3)]
     handles = [(folder / name).open("wb") for name in names[1:]]
     try:
-        for block, first in enumerate(range(0, records, BENCH_BLOCK)):
-            count = min(BENCH_BLOCK, records - first)
-            handles[block % 2].write(_bench_block(first, count, rng, templates))
+        for block, start in enumerate(range(first, first + records, BENCH_BLOCK)):
+            count = min(BENCH_BLOCK, first + records - start)
+            handles[block % 2].write(_bench_block(start, count, rng, templates))
     finally:
         for handle in handles:
             handle.close()
-    end_us = (tod_clock(START_TIME) >> 12) + records * 97
+    end_us = (tod_clock(START_TIME) >> 12) + (first + records) * 97
     end_time = TOD_EPOCH + dt.timedelta(microseconds=int(end_us))
-    end = dlge_record((EXTENDED_RBA_BASE + records * 512).to_bytes(10, "big"), end_time,
+    end = dlge_record((EXTENDED_RBA_BASE + (first + records) * 512).to_bytes(10, "big"), end_time,
                       bytes(10))  # fmt: skip
     write_vb(folder / names[0], control_records([BENCH_TABLE], names[1:], end))
