@@ -16,91 +16,94 @@ decoded as (
     where decode_error is null
 ),
 
-transactions as (
+change_types as (
+    select * from {{ ref('logmaster_change_types') }}
+),
+
+transaction_changes as (
+    -- each change with what its UR comes to over the log stream, in one pass of windows over
+    -- the UR's changes (the UR's ordering serves change_seq too)
     select
-        log_stream,
-        transaction_id,
+        decoded.*,
+        change_types.operation,
+        change_types.change_kind,
+        concat(decoded.loglrsn, decoded.logrba) as log_position,
         case
-            when count_if(uordisp = 'C') > 0 then 'committed'
-            when count_if(uordisp = 'A') > 0 then 'aborted'
+            when count_if(decoded.uordisp = 'C') over ur_changes > 0 then 'committed'
+            when count_if(decoded.uordisp = 'A') over ur_changes > 0 then 'aborted'
             else 'in_flight'
         end as transaction_disposition,
         max(
             case
-                when uordisp = 'C' and not {{ is_zero_position('uorcommitlrsn') }}
-                    then uorcommitlrsn
+                when decoded.uordisp = 'C' and not {{ is_zero_position('decoded.uorcommitlrsn') }}
+                    then decoded.uorcommitlrsn
             end
-        ) as commit_position,
-        min(uortimestamp) as begin_ts,
-        max(uorcommittimestamp) as commit_ts
+        ) over ur_changes as commit_position,
+        min(decoded.uortimestamp) over ur_changes as begin_ts,
+        max(decoded.uorcommittimestamp) over ur_changes as commit_ts,
+        row_number() over ur_order as change_seq
     from decoded
-    group by log_stream, transaction_id
-),
-
-change_types as (
-    select * from {{ ref('logmaster_change_types') }}
+    inner join change_types
+        on decoded.change_type = change_types.change_type
+    window
+        ur_order as (
+            partition by decoded.log_stream, decoded.transaction_id
+            order by
+                concat(decoded.loglrsn, decoded.logrba), decoded.raw_file, decoded.raw_offset
+        ),
+        ur_changes as (
+            partition by decoded.log_stream, decoded.transaction_id
+            order by
+                concat(decoded.loglrsn, decoded.logrba), decoded.raw_file, decoded.raw_offset
+            rows between unbounded preceding and unbounded following
+        )
 ),
 
 standardized as (
     select
         -- identity and provenance
-        concat('db2zos:', decoded.raw_file, ':', decoded.raw_offset) as change_id,
-        decoded.source_system,
-        decoded.capture,
-        decoded.raw_file,
-        decoded.raw_offset,
-        decoded.raw_records,
+        concat('db2zos:', raw_file, ':', raw_offset) as change_id,
+        source_system,
+        capture,
+        raw_file,
+        raw_offset,
+        raw_records,
         -- what changed
-        coalesce(decoded.table_schema, decoded.tableowner) as table_schema,
-        coalesce(decoded.table_name, decoded.tablename) as table_name,
-        change_types.operation,
-        change_types.change_kind,
-        decoded.change_type as source_change_type,
-        decoded.before_image,
-        decoded.after_image,
-        decoded.key_columns,
-        decoded.column_types,
-        decoded.decode_warnings,
+        coalesce(table_schema, tableowner) as table_schema,
+        coalesce(table_name, tablename) as table_name,
+        operation,
+        change_kind,
+        change_type as source_change_type,
+        before_image,
+        after_image,
+        key_columns,
+        column_types,
+        decode_warnings,
         -- transaction (URID = RBA of the UR's first record; qualified by member in data
         -- sharing), settled over the log stream
-        decoded.log_stream,
-        decoded.transaction_id,
-        case decoded.logrecdisp
+        log_stream,
+        transaction_id,
+        case logrecdisp
             when 'A' then 'aborted'
             when 'S' then 'savepoint_rollback'
             when 'O' then 'reversed'
-            else transactions.transaction_disposition
+            else transaction_disposition
         end as disposition,
-        transactions.transaction_disposition,
+        transaction_disposition,
         -- order: committed URs by UORCOMMITLRSN; inside one, LOGLRSN then LOGRBA
-        transactions.commit_position,
-        concat(decoded.loglrsn, decoded.logrba) as log_position,
-        decoded.log_timestamp as change_ts,
-        transactions.begin_ts,
-        transactions.commit_ts,
+        commit_position,
+        log_position,
+        log_timestamp as change_ts,
+        begin_ts,
+        commit_ts,
         -- who
-        decoded.authid,
-        decoded.plan as plan_name,
-        decoded.correlationid as correlation_id,
-        decoded.connectid as connection_id,
-        decoded.connectiontype as connection_type
-    from decoded
-    inner join change_types
-        on decoded.change_type = change_types.change_type
-    inner join transactions
-        on
-            decoded.log_stream = transactions.log_stream
-            and decoded.transaction_id = transactions.transaction_id
-),
-
-sequenced as (
-    select
-        *,
-        row_number() over (
-            partition by source_system, log_stream, transaction_id
-            order by log_position, raw_file, raw_offset
-        ) as change_seq
-    from standardized
+        authid,
+        plan as plan_name,
+        correlationid as correlation_id,
+        connectid as connection_id,
+        connectiontype as connection_type,
+        change_seq
+    from transaction_changes
 )
 
-select * from sequenced
+select * from standardized

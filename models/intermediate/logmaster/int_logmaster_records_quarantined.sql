@@ -108,22 +108,40 @@ all_failures as (
     select * from exploded_failures
 ),
 
+failed_data_records as (
+    -- the bytes of the failed records only: a semi join with the (few) failures, so the
+    -- records that decoded are scanned but never shuffled
+    select
+        data_records.capture,
+        data_records.source_file,
+        data_records.raw_offset,
+        data_records.record_length,
+        data_records.record_bytes
+    from data_records
+    left semi join all_failures
+        on
+            data_records.source_file = all_failures.source_file
+            and data_records.raw_offset = all_failures.raw_offset
+),
+
 with_bytes as (
     select
         'db2zos' as source_system,
-        coalesce(data_records.capture, control_records.capture) as capture,
+        coalesce(failed_data_records.capture, control_records.capture) as capture,
         all_failures.source_file,
         all_failures.raw_offset,
-        coalesce(data_records.record_length, control_records.record_length) as record_length,
-        coalesce(data_records.record_bytes, control_records.record_bytes) as record_bytes,
+        coalesce(failed_data_records.record_length, control_records.record_length)
+            as record_length,
+        coalesce(failed_data_records.record_bytes, control_records.record_bytes)
+            as record_bytes,
         all_failures.record_type,
         all_failures.stage,
         all_failures.reason
     from all_failures
-    left join data_records
+    left join failed_data_records
         on
-            all_failures.source_file = data_records.source_file
-            and all_failures.raw_offset = data_records.raw_offset
+            all_failures.source_file = failed_data_records.source_file
+            and all_failures.raw_offset = failed_data_records.raw_offset
     left join control_records
         on
             all_failures.source_file = control_records.source_file

@@ -38,6 +38,36 @@ layouts as (
     where {{ captures_to_build_filter('db2zos', decode_settings('logmaster')) }}
 ),
 
+table_versions as (
+    -- each table's versions as one array, newest (highest SEQUENCENUMBER) first: a change
+    -- picks its version from the array of its table (a broadcast join and an expression, no
+    -- window over the changes)
+    select
+        capture,
+        dbid,
+        tbobid,
+        sort_array(
+            collect_list(
+                named_struct(
+                    'sequencenumber', sequencenumber,
+                    'version_count', version_count,
+                    'createrba', createrba,
+                    'droprba', droprba,
+                    'table_schema', table_schema,
+                    'table_name', table_name,
+                    'column_names', column_names,
+                    'column_type_list', column_types,
+                    'key_columns', key_columns,
+                    'layout_text', layout_text,
+                    'layout_digest', image_digest
+                )
+            ),
+            false
+        ) as versions
+    from layouts
+    group by capture, dbid, tbobid
+),
+
 versions as (
     -- The table version in force at the change. DTBI CREATERBA/DROPRBA hold an RBA or an LRSN
     -- (the spec says "RBA/LRSN"): a version applies when it was created at or before the
@@ -45,40 +75,43 @@ versions as (
     -- The latest such version (SEQUENCENUMBER) wins; a table with one version always uses it.
     select
         changes.*,
-        layouts.table_schema,
-        layouts.table_name,
-        layouts.column_names,
-        layouts.column_types as column_type_list,
-        layouts.key_columns,
-        layouts.layout_text,
-        layouts.image_digest as layout_digest,
-        row_number() over (
-            partition by changes.raw_file, changes.raw_offset
-            order by layouts.sequencenumber desc
-        ) as version_rank
-    from changes
-    left join layouts
-        on
-            changes.capture = layouts.capture
-            and changes.dbid = layouts.dbid
-            and changes.tbobid = layouts.tbobid
-            and (
-                layouts.version_count = 1
+        try_element_at(
+            filter(
+                table_versions.versions,
+                v -> v.version_count = 1
                 or (
                     (
-                        {{ is_zero_position('layouts.createrba') }}
-                        or changes.logrba >= layouts.createrba
-                        or changes.loglrsn >= layouts.createrba
+                        {{ is_zero_position('v.createrba') }}
+                        or changes.logrba >= v.createrba
+                        or changes.loglrsn >= v.createrba
                     )
                     and (
-                        {{ is_zero_position('layouts.droprba') }}
-                        or (
-                            changes.logrba < layouts.droprba
-                            and changes.loglrsn < layouts.droprba
-                        )
+                        {{ is_zero_position('v.droprba') }}
+                        or (changes.logrba < v.droprba and changes.loglrsn < v.droprba)
                     )
                 )
-            )
+            ),
+            1
+        ) as version
+    from changes
+    left join table_versions
+        on
+            changes.capture = table_versions.capture
+            and changes.dbid = table_versions.dbid
+            and changes.tbobid = table_versions.tbobid
+),
+
+versioned as (
+    select
+        * except (version),
+        version.table_schema,
+        version.table_name,
+        version.column_names,
+        version.column_type_list,
+        version.key_columns,
+        version.layout_text,
+        version.layout_digest
+    from versions
 ),
 
 decoded as (
@@ -92,22 +125,22 @@ decoded as (
             'error', inline_image_error
         ) as images,
         'data_source' as images_decoded_by
-    from versions
-    where version_rank = 1 and image_digest = layout_digest
+    from versioned
+    where image_digest = layout_digest
     union all
     -- ... else the UDF: reassembled records, other layouts, tables without one
     select
         *,
         logmart_logmaster_row_images(data, change_type, layout_text) as images,
         'udf' as images_decoded_by
-    from versions
-    where version_rank = 1 and (image_digest is null or image_digest != layout_digest)
+    from versioned
+    where image_digest is null or image_digest != layout_digest
 ),
 
 zipped as (
     select
         * except (
-            images, version_rank, column_type_list, image_digest, layout_digest,
+            images, column_type_list, image_digest, layout_digest,
             inline_before_values, inline_after_values, inline_image_warnings, inline_image_error
         ),
         map_from_arrays(column_names, column_type_list) as column_types,

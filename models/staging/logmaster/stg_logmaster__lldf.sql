@@ -8,19 +8,54 @@ source as (
     select * from {{ source('logmaster', 'data_records') }}
 ),
 
+repeated_records as (
+    -- the keys of records read more than once (usually none) and their first copy in file
+    -- order: an aggregate over the key columns, not a window over whole records
+    select
+        capture,
+        uorid,
+        logrba,
+        loglrsn,
+        memberid,
+        rid,
+        change_type,
+        dbid,
+        psid,
+        tbobid,
+        segnum,
+        min(named_struct('source_file', source_file, 'raw_offset', raw_offset)) as first_copy
+    from source
+    where decode_error is null
+    group by capture, uorid, logrba, loglrsn, memberid, rid, change_type, dbid, psid, tbobid, segnum
+    having count(*) > 1
+),
+
 copies as (
     select
-        *,
+        source.*,
+        concat(source.source_file, ' offset ', source.raw_offset) as this_copy,
         case
-            when decode_error is null
-                then first_value(concat(source_file, ' offset ', raw_offset)) over (
-                    partition by
-                        capture, uorid, logrba, loglrsn, memberid, rid, change_type, dbid, psid,
-                        tbobid, segnum
-                    order by source_file, raw_offset
+            when source.decode_error is null and repeated_records.first_copy is not null
+                then concat(
+                    repeated_records.first_copy.source_file,
+                    ' offset ',
+                    repeated_records.first_copy.raw_offset
                 )
         end as first_copy
     from source
+    left join repeated_records
+        on
+            source.capture <=> repeated_records.capture
+            and source.uorid <=> repeated_records.uorid
+            and source.logrba <=> repeated_records.logrba
+            and source.loglrsn <=> repeated_records.loglrsn
+            and source.memberid <=> repeated_records.memberid
+            and source.rid <=> repeated_records.rid
+            and source.change_type <=> repeated_records.change_type
+            and source.dbid <=> repeated_records.dbid
+            and source.psid <=> repeated_records.psid
+            and source.tbobid <=> repeated_records.tbobid
+            and source.segnum <=> repeated_records.segnum
 ),
 
 renamed as (
@@ -33,9 +68,8 @@ renamed as (
         record_length,
         record_bytes,
         decode_error,
-        nullif(first_copy, concat(source_file, ' offset ', raw_offset)) as repeats_record,
-        decode_error is null
-        and first_copy = concat(source_file, ' offset ', raw_offset) as is_decoded,
+        nullif(first_copy, this_copy) as repeats_record,
+        decode_error is null and coalesce(first_copy = this_copy, true) as is_decoded,
         -- row images decoded while the file was read (one-segment records of a table with a
         -- layout; udfs/logmaster/images.py), and the digest of the layout they were read with
         image_digest,
