@@ -3,7 +3,15 @@
     int_<s>_changes_standardized (the change contract of fct_changes),
     int_<s>_records_quarantined (quarantine rows) and int_<s>_records_accounted (where each
     record read ended up) plus int_<s>_records_read (every record read, for reconciliation).
+
+    A build enables only the sources with files in the raw folder: `logmart build` sets the
+    var `logmart_sources` (udfs/pipeline.py), and dbt_project.yml enables each source's models
+    by it, so a source with nothing to read costs nothing. Without the var (a plain
+    `logmart dbt docs generate`) every source is in the graph.
 -#}
 {% macro logmart_sources() %}
-    {{ return(['logmaster', 'db2luw', 'soliddb']) }}
+    {%- set every = ['logmaster', 'db2luw', 'soliddb'] -%}
+    {%- set enabled = var('logmart_sources', every) -%}
+    {%- if enabled is string -%}{%- set enabled = every -%}{%- endif -%}  {#- sqlfluff's var() #}
+    {{ return(every | select('in', enabled) | list) }}
 {% endmacro %}

@@ -92,5 +92,6 @@ def demo(spark: SparkSession, warehouse: Path, tmp_path_factory: pytest.TempPath
         generate(raw, DEMO_TRANSACTIONS, DEMO_SEED)
     for write_inputs in EXTRA_INPUTS:
         write_inputs(raw)
-    summary = build(spark, raw, warehouse)
+    # every dbt test: logmart's unit tests and the tests of its SQL's invariants run here
+    summary = build(spark, raw, warehouse, checks="all")
     return Demo(raw, warehouse, summary)

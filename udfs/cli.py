@@ -237,6 +237,11 @@ def print_summary(summary: dict[str, Any], out: TextIO) -> None:
             f"since the last build, {load['duplicates']} copies of another file (read once), "
             f"{load['files_removed']} gone\n"
         )
+    if summary.get("dbt") == "current":
+        out.write(
+            "models: nothing changed since the last build (raw files, settings, logmart, dbt "
+            "arguments); the marts are current (--full-refresh rebuilds them)\n"
+        )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -302,9 +307,10 @@ def _build(
     target: str,
     full_refresh: bool = False,
     dbt_args: Sequence[str] = (),
+    checks: str = "data",
 ) -> dict[str, Any]:
     """`udfs.pipeline.build`: registers the UDFs, loads raw tables, runs `dbt build`."""
-    options: dict[str, Any] = {"full_refresh": full_refresh}
+    options: dict[str, Any] = {"full_refresh": full_refresh, "checks": checks}
     if dbt_args:
         options["dbt_args"] = list(dbt_args)
     return _provided("udfs.pipeline", "build")(spark, raw, warehouse, target, **options)
@@ -361,6 +367,7 @@ def cmd_build(args: argparse.Namespace) -> int:
             _target_for(args.master),
             args.full_refresh,
             args.dbt_args,
+            args.checks,
         )
         if strict:
             check(spark)  # the first quarantined record or file problem, as one line
@@ -629,11 +636,19 @@ def build_parser() -> argparse.ArgumentParser:
         "new or changed files are decoded and only changed captures recomputed)",
     )
     build.add_argument(
+        "--checks",
+        choices=["data", "all", "none"],
+        default="data",
+        help="which dbt tests run: data (the default: records reconcile, quarantine, keys of "
+        "the marts: what says something about your logs), all (also logmart's own unit tests "
+        "and the tests of its SQL, as its test suite runs them), none",
+    )
+    build.add_argument(
         "dbt_args",
         nargs="*",
         metavar="-- DBT_ARGS",
-        help="more `dbt build` options after `--`, e.g. `-- --exclude-resource-type unit_test` "
-        "to skip dbt's unit tests (they test the SQL, not your logs)",
+        help="more `dbt build` options after `--`, e.g. `-- --select fct_changes+` (a "
+        "selection of your own replaces --checks)",
     )
     build.set_defaults(run=cmd_build)
 

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import json
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -188,6 +190,8 @@ class LoadReport:
     duplicates: dict[str, str]  # copy -> the file decoded in its place
     hashed: int  # files whose bytes were read to hash them
     dbt_full_refresh: bool  # logmart's code changed since the last build
+    listing: str = ""  # digest of raw.files and raw.captures as written (and the code version)
+    sources: tuple[str, ...] = ()  # source folders with at least one file under the raw root
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -393,6 +397,9 @@ def load_raw(
     _write_listing(spark, "files", rows, FILES_SCHEMA)
     captures = [(*row, decoders) for row in capture_rows(files, settings, code)]
     _write_listing(spark, "captures", captures, CAPTURES_SCHEMA)
+    # what the models read of the listing (loaded_at aside: it reads back without its zone)
+    listed = [(*_file_row(f, None)[:-1], f.loads) for f in files]
+    listing = hashlib.sha256(repr((listed, captures)).encode()).hexdigest()
     return LoadReport(
         mode="full" if full else "incremental",
         decoded=sorted(reloaded),
@@ -401,7 +408,81 @@ def load_raw(
         duplicates={f.source_file: f.duplicate_of for f in files if f.duplicate_of},
         hashed=hashed,
         dbt_full_refresh=versions is None or versions.code_version != code,
+        listing=listing,
+        sources=tuple(
+            folder
+            for system, folder in SOURCE_FOLDERS.items()
+            if any(f.source_system == system for f in files)
+        ),
     )
+
+
+# What `logmart build` checks (selectors.yml): 'data' the checks of the user's logs (records
+# reconcile, quarantine, keys of the marts), 'all' every dbt test (logmart's own unit tests and
+# the tests of its SQL's invariants too: the project's test suite), 'none' no test at all.
+CHECKS = {
+    "data": ("--selector", "user_build"),
+    "all": (),
+    "none": ("--exclude-resource-type", "test", "--exclude-resource-type", "unit_test"),
+}
+# dbt options that choose nodes: when a caller gives one, the `checks` selection is not added
+# (dbt refuses --selector beside --select/--exclude).
+_SELECTION_OPTIONS = frozenset({
+    "-s", "--select", "-m", "--models", "--exclude", "--selector", "--resource-type",
+    "--resource-types", "--exclude-resource-type", "--exclude-resource-types",
+})  # fmt: skip
+
+
+def dbt_build_args(checks: str, dbt_args: Sequence[str] = (), full_refresh: bool = False) -> list:
+    """The `dbt build` arguments of a build: the `checks` selection unless ``dbt_args`` choose
+    nodes themselves, then ``dbt_args``."""
+    if checks not in CHECKS:
+        raise LogmartError(f"checks={checks} is not one of {', '.join(CHECKS)}")
+    chooses = any(arg.split("=", 1)[0] in _SELECTION_OPTIONS for arg in dbt_args)
+    args = ["build", *(() if chooses else CHECKS[checks]), *dbt_args]
+    if full_refresh and "--full-refresh" not in args:
+        args.append("--full-refresh")
+    return args
+
+
+def with_sources_var(args: list[str], sources: Sequence[str]) -> list[str]:
+    """``args`` with the dbt var ``logmart_sources`` (the source folders whose models are
+    enabled, macros/sources.sql) merged into the caller's ``--vars``, if any; every source
+    when none has files (the marts then still have their columns)."""
+    import yaml
+
+    enabled = list(sources) or list(SOURCE_FOLDERS.values())
+    args = list(args)
+    for i, arg in enumerate(args):
+        if arg == "--vars" and i + 1 < len(args):
+            given = yaml.safe_load(args[i + 1]) or {}
+            args[i + 1] = json.dumps({"logmart_sources": enabled, **given})
+            return args
+        if arg.startswith("--vars="):
+            given = yaml.safe_load(arg.split("=", 1)[1]) or {}
+            args[i] = "--vars=" + json.dumps({"logmart_sources": enabled, **given})
+            return args
+    return [*args, "--vars", json.dumps({"logmart_sources": enabled})]
+
+
+def drop_absent_sources(spark: SparkSession, sources: Sequence[str]) -> list[str]:
+    """Drop the staging and intermediate relations of sources not in ``sources`` (left by an
+    earlier build that had their files): their models are disabled now, and a stale table
+    must not look current. Returns the relations dropped."""
+    absent = [folder for folder in SOURCE_FOLDERS.values() if sources and folder not in sources]
+    dropped = []
+    for schema, prefix in (("staging", "stg_{}__"), ("intermediate", "int_{}_")):
+        if not absent or not spark.catalog.databaseExists(schema):
+            continue
+        for table in spark.catalog.listTables(schema):
+            if table.isTemporary or not any(
+                table.name.startswith(prefix.format(folder)) for folder in absent
+            ):
+                continue
+            kind = "view" if table.tableType == "VIEW" else "table"
+            spark.sql(f"drop {kind} if exists {schema}.{table.name}")
+            dropped.append(f"{schema}.{table.name}")
+    return dropped
 
 
 def build(
@@ -411,24 +492,49 @@ def build(
     target: str = "local",
     full_refresh: bool = False,
     dbt_args: Sequence[str] = (),
+    checks: str = "data",
 ) -> dict:
     """Load the raw tables (new and changed files only), run ``dbt build`` (incremental
     models recompute only changed captures), and return the summary the CLI prints.
     ``full_refresh`` decodes every file again and rebuilds every model from scratch;
-    ``dbt_args`` are more ``dbt build`` arguments (e.g. ``--exclude-resource-type test``)."""
+    ``dbt_args`` are more ``dbt build`` arguments (e.g. ``--exclude-resource-type test``);
+    ``checks`` which dbt tests run (:data:`CHECKS`). When the raw folder, logmart's code and
+    the arguments are those of the last successful build, dbt is not run again: the marts are
+    current (``summary["dbt"] == "current"``)."""
+    from udfs import last_build
     from udfs.dbt_runner import run_dbt
 
+    warehouse = Path(warehouse)
+    timings: dict[str, Any] = {}
+    started = time.monotonic()
     register_udfs(spark)
-    report = load_raw(spark, raw_root, Path(warehouse) / "loading", full=full_refresh)
-    args = ["build", *dbt_args]
-    if full_refresh or report.dbt_full_refresh:
-        args.append("--full-refresh")
-    if not run_dbt(spark, args, warehouse, target):
-        raise LogmartError(
-            f"dbt build failed; see {Path(warehouse) / 'dbt' / 'logs' / 'dbt.log'} and rerun "
-            "`logmart dbt build` after fixing the cause"
-        )
-    return {**summary(spark), "load": report.as_dict()}
+    report = load_raw(spark, raw_root, warehouse / "loading", full=full_refresh)
+    timings["raw_load_s"] = round(time.monotonic() - started, 2)
+    args = dbt_build_args(checks, dbt_args, full_refresh or report.dbt_full_refresh)
+    args = with_sources_var(args, report.sources)
+    key = last_build.build_key(report.listing, args, target)
+    unchanged = report.mode == "incremental" and not report.decoded and not report.removed
+    dbt_started = time.monotonic()
+    if unchanged and last_build.is_current(warehouse, key):
+        dbt_state = "current"
+    else:
+        last_build.clear(warehouse)
+        drop_absent_sources(spark, report.sources)
+        if not run_dbt(spark, args, warehouse, target):
+            raise LogmartError(
+                f"dbt build failed; see {warehouse / 'dbt' / 'logs' / 'dbt.log'} and rerun "
+                "`logmart dbt build` after fixing the cause"
+            )
+        dbt_state = "built"
+    timings["dbt_s"] = round(time.monotonic() - dbt_started, 2)
+    summary_started = time.monotonic()
+    result = {**summary(spark), "load": report.as_dict(), "dbt": dbt_state}
+    timings["summary_s"] = round(time.monotonic() - summary_started, 2)
+    if dbt_state == "built":
+        layers = last_build.dbt_layer_seconds(warehouse / "dbt" / "target" / "run_results.json")
+        last_build.write(warehouse, key, {**timings, "dbt_layers": layers,
+                                          "load": report.as_dict()})  # fmt: skip
+    return {**result, "timings": timings}
 
 
 def summary(spark: SparkSession) -> dict[str, Any]:

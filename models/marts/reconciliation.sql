@@ -28,17 +28,27 @@ capture_contents as (
 ),
 
 data_sets as (
-    select
-        dlds.capture,
-        dlds.source_file,
-        trim(dlds.datasetname) as data_set,
-        named_files.source_file is not null as is_found
-    from {{ ref('stg_logmaster__dlds') }} as dlds
-    left join named_files
-        on
-            named_files.source_system = 'db2zos'
-            and dlds.capture = named_files.capture
-            and upper(trim(dlds.datasetname)) = upper(named_files.file_name)
+    -- Log Master: the data sets each control file's DLDS records list
+    {%- if 'logmaster' in logmart_sources() %}
+        select
+            dlds.capture,
+            dlds.source_file,
+            trim(dlds.datasetname) as data_set,
+            named_files.source_file is not null as is_found
+        from {{ ref('stg_logmaster__dlds') }} as dlds
+        left join named_files
+            on
+                named_files.source_system = 'db2zos'
+                and dlds.capture = named_files.capture
+                and upper(trim(dlds.datasetname)) = upper(named_files.file_name)
+    {%- else %}
+        select
+            cast(null as string) as capture,
+            cast(null as string) as source_file,
+            cast(null as string) as data_set,
+            false as is_found
+        where false
+    {%- endif %}
 ),
 
 missing_data_sets as (

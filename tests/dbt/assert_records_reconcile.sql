@@ -1,3 +1,4 @@
+{{ config(tags=['data_check']) }}
 -- Every record read is accounted for exactly once. Fails with one row per problem:
 --   * a file whose records_read != records_decoded + records_quarantined (reconciliation);
 --   * a record found both in an output and in quarantine (records_accounted);
