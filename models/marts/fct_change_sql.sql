@@ -1,3 +1,4 @@
+{{ config(materialized='view') }}
 -- UNDO and REDO SQL of every committed change, in the source database's dialect (the
 -- constants are in macros/change_sql.sql): REDO applies the change again, UNDO reverses it.
 -- Run REDO in commit order (`order by commit_position, change_seq`) and UNDO in the reverse

@@ -1,3 +1,4 @@
+{{ config(materialized='view') }}
 -- One row per row change, every source: what changed (before/after images), in which
 -- transaction, its disposition and its place in commit order.
 -- `order by commit_position, change_seq` over committed changes is the log order of the work.

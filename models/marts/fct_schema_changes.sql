@@ -1,3 +1,4 @@
+{{ config(materialized='view') }}
 -- One row per DDL or catalog event read from a database log, every source: which table (or
 -- index, view, …) it is about, what kind of change it is (seed schema_change_kinds), the
 -- table's column layout before and after where the log describes it, the statement's text

@@ -1,3 +1,4 @@
+{{ config(materialized='view') }}
 -- Every record logmart could not decode, every source: where it is (file, offset), its
 -- bytes, which stage rejected it, why, and what to do. The build goes on without it
 -- (`logmart build --strict` fails on the first one instead).
