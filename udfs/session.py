@@ -193,6 +193,17 @@ def driver_memory(environ: Mapping[str, str] = os.environ, total_bytes: int | No
     return f"{min(max(quarter, 1024), 8192)}m"
 
 
+def local_shuffle_partitions(master: str, cores: int | None = None) -> int:
+    """Shuffle partitions of a local session: two per core (at least 4). Spark's 200 are
+    meant for a cluster; on one machine each of a build's ~40 queries then schedules 200
+    tasks per shuffle (adaptive execution merges them only after the map side wrote them)."""
+    match = re.fullmatch(r"local\[([0-9]+)\]", master)
+    if match:
+        cores = int(match.group(1))
+    cores = cores or os.cpu_count() or 2
+    return max(4, 2 * cores)
+
+
 def session_conf(warehouse: Path, master: str, app_name: str = "logmart") -> dict[str, str]:
     """The Spark settings of a logmart session on `warehouse` (an absolute path)."""
     java_options = " ".join(
@@ -215,6 +226,7 @@ def session_conf(warehouse: Path, master: str, app_name: str = "logmart") -> dic
     }
     if is_local_master(master):
         conf["spark.driver.memory"] = driver_memory()
+        conf["spark.sql.shuffle.partitions"] = str(local_shuffle_partitions(master))
     if _master_host(master) in LOOPBACK_HOSTS:
         # Executors on this machine must reach the driver; bind it to loopback explicitly
         # (the default is the first non-loopback interface, which may not route back).
