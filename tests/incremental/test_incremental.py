@@ -109,6 +109,8 @@ def test_building_the_same_folder_again_decodes_nothing_and_changes_nothing(scen
     assert again["raw"] == second["raw"]
     assert again["models"] == second["models"]
     assert again["marts"] == second["marts"]
+    # nothing changed since the last successful build: dbt did not run again
+    assert (second["dbt"], again["dbt"]) == ("built", "current")
 
 
 def test_incremental_marts_equal_a_build_from_scratch(scenario):
