@@ -25,8 +25,11 @@ def record_path(warehouse: Path) -> Path:
 
 
 def build_key(listing: str, dbt_args: Sequence[str], target: str) -> str:
-    """The key of a build: same key, same marts (given logmart's code, in ``listing``)."""
-    text = json.dumps({"listing": listing, "dbt_args": list(dbt_args), "target": target})
+    """The key of a build: same key, same marts (given logmart's code, in ``listing``).
+    ``--full-refresh`` is not part of it: a build from scratch and an incremental one give the
+    same marts (tests/incremental), and the first build of a warehouse is always a full one."""
+    args = [arg for arg in dbt_args if arg != "--full-refresh"]
+    text = json.dumps({"listing": listing, "dbt_args": args, "target": target})
     return hashlib.sha256(text.encode()).hexdigest()
 
 
