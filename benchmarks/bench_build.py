@@ -185,7 +185,8 @@ def main() -> None:
             result = run_build(raw, warehouse, log)
             print(line(size, "scratch", result, True), flush=True)
         if "again" in phases:
-            before = (warehouse / "dbt" / "last_build.json").stat().st_mtime
+            record = warehouse / "dbt" / "last_build.json"
+            before = record.stat().st_mtime if record.exists() else None
             result = run_build(raw, warehouse, log)
             print(line(size, "again", result, result["mtime"] != before), flush=True)
         if "incremental" in phases:
