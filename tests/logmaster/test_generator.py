@@ -371,8 +371,10 @@ def check_llcolumnpos(columns: list[dict], starts: list[int]) -> None:
                                                           "ROWI", "BLOB", "CLOB")),
         len(columns),
     )  # fmt: skip
+    # 001_… LLCOLUMNPOS: "Offset of the current column within the DATA field"; 003_… DATA
+    # starts with its u16 total length, then the row image's u16 length: image offset + 4.
     for i, (col, start) in enumerate(zip(columns, starts, strict=True)):
-        assert col["pos"] == (start if i <= first_varying else -1), col["name"]
+        assert col["pos"] == (4 + start if i <= first_varying else -1), col["name"]
 
 
 def test_features_are_all_there(extract):

@@ -155,6 +155,60 @@ def test_llcolumnpos_mismatch_is_a_warning_only():
     assert warnings == ["column 2 is not at LLCOLUMNPOS 3"]
 
 
+# 001_… LLCOLUMNPOS: "Offset of the current column within the DATA field of the logical log data
+# record"; 003_… DATA: "First 2 bytes are a halfword value that contains total length of the data
+# segment (including 2-byte length)", then the row image, which "begins with a two-byte length
+# value". Laid out by hand, offsets within DATA:
+#    0  x'0010'        DATA total length 16
+#    2  x'000C'        row image length 12
+#    4  x'8182'        column 1 CHAR(2) 'ab'                 LLCOLUMNPOS 4
+#    6  x'00'          column 2 null byte (value present)    LLCOLUMNPOS 6
+#    7  x'0007'        column 2 INT(2) 7
+#    9  x'0003A7A8A9'  column 3 VCHR 'xyz' (first varying)   LLCOLUMNPOS 9
+#   14  x'0005'        column 4 INT(2) 5 (after it)          LLCOLUMNPOS -1
+SPEC_DATA = bytes.fromhex("0010 000C 8182 00 0007 0003A7A8A9 0005")
+
+
+def _positioned(*positions: int) -> RowLayout:
+    kinds = [("CHAR", 2, "N", "S"), ("INT", 2, "Y", ""), ("VCHR", 5, "N", "S"), ("INT", 2, "N", "")]
+    return RowLayout(
+        tuple(
+            Column(n, kind, length, 0, nulls, subtype, pos)
+            for n, ((kind, length, nulls, subtype), pos) in enumerate(
+                zip(kinds, positions, strict=True), start=1
+            )
+        )
+    )
+
+
+def test_llcolumnpos_counts_within_the_data_field():
+    result = decode_data([SPEC_DATA], ["I"], _positioned(4, 6, 9, -1))
+    assert result.after == [["ab", "7", "xyz", "5"]] and result.errors == [None]
+    assert result.warnings == [[]]  # counted from the row image (0, 2, 5) each would warn
+
+
+def test_each_image_of_an_update_counts_as_if_it_stood_alone_in_data():
+    image = SPEC_DATA[4:]
+    result = decode_data([data_field(image, image)], ["UB"], _positioned(4, 6, 9, -1))
+    assert result.before == result.after == [["ab", "7", "xyz", "5"]]
+    assert result.warnings == [[]]
+
+
+@pytest.mark.parametrize("base", [0, 2])
+def test_other_bases_are_taken_from_the_first_column(base):
+    # an extract counting from the row image (0) or from DATA's content (2): the first column
+    # is always at the image's first byte, so its LLCOLUMNPOS says which base the table uses
+    positions = (base, base + 2, base + 5, -1)
+    assert decode_data([SPEC_DATA], ["I"], _positioned(*positions)).warnings == [[]]
+
+
+def test_a_column_off_its_tables_base_is_still_a_warning():
+    # first column at 4 (the literal base): column 2 at the row image's offset 2 is wrong there
+    result = decode_data([SPEC_DATA], ["I"], _positioned(4, 2, 9, -1))
+    assert result.warnings == [["column 2 is not at LLCOLUMNPOS 2"]]
+    assert result.after == [["ab", "7", "xyz", "5"]]
+
+
 @pytest.mark.parametrize(
     ("image", "reason"),
     [

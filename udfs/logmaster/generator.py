@@ -39,13 +39,15 @@ are silent, so a decoder can be checked against them:
   the column's length **in bytes** in the logical log (data bytes only, no null byte or length
   prefix): INT 2/4/8, DEC precision//2+1 (precisions are odd, so precision = 2*len-1), FLOT 4/8,
   DATE 10, TIME 8, DTTM 26, DTTZ 32, CHAR n, GRPH 2*chars, varying types their maximum data bytes.
-  LLSCALE two digits. LLNULLS 'N', 'Y', or 'L' for a nullable LOB. LLCOLUMNPOS [4]: the 0-based
-  offset inside the row image of the column (of its null byte when nullable) for columns up to and
-  including the first varying column, -1 after it. LLCOLUMNSUBTYPE 'B' (bit data), 'S' (EBCDIC
-  text) or 'M' (Unicode text) for CHAR/VCHR, blank for every other type. KEYSEQ '001'… on primary
-  key columns, '000' elsewhere; KEYORDERING 'A' on keys, blank elsewhere. DB2ROWBYTES =
-  FLDPROCBYTES = internal bytes (+1 for a null byte); LOGLOGBYTES = bytes in the row image at most
-  (null byte + u16 length prefix + LLCOLUMNLEN).
+  LLSCALE two digits. LLNULLS 'N', 'Y', or 'L' for a nullable LOB. LLCOLUMNPOS [4]: the offset
+  of the column (of its null byte when nullable) "within the DATA field" as the spec says, for
+  columns up to and including the first varying column, -1 after it: DATA's u16 total length
+  and the row image's u16 length come first, so a row image's first column is at 4
+  (``LLCOLUMNPOS_BASE``; each image of a UB counted as if it stood alone in DATA).
+  LLCOLUMNSUBTYPE 'B' (bit data), 'S' (EBCDIC text) or 'M' (Unicode text) for CHAR/VCHR, blank
+  for every other type. KEYSEQ '001'… on primary key columns, '000' elsewhere; KEYORDERING 'A'
+  on keys, blank elsewhere. DB2ROWBYTES = FLDPROCBYTES = internal bytes (+1 for a null byte);
+  LOGLOGBYTES = bytes in the row image at most (null byte + u16 length prefix + LLCOLUMNLEN).
 * One unknown control record ('DICL', index columns) sits among the tables: readers skip it.
 * DLGE (48 bytes): ENDRBA = the last RBA written, ENDTIME its time, DEPENDENTRBA = the oldest
   URID of an in-flight UR (zeros when none).
@@ -128,6 +130,7 @@ ROW_CAP = 120  # above this many rows a table's changes lean to deletes (bounded
 TOD_EPOCH = dt.datetime(1900, 1, 1, tzinfo=dt.UTC)
 START_TIME = dt.datetime(2024, 3, 18, 9, 30, tzinfo=dt.UTC)
 LEGACY_RBA_BASE = 0x0000_1234_5678_0000
+LLCOLUMNPOS_BASE = 4  # DATA's u16 total length, then the row image's u16 length
 EXTENDED_RBA_BASE = 0x0000_0001_0000_0000_0000
 
 # --- primitive encoders -------------------------------------------------------------------------
@@ -1231,13 +1234,19 @@ def dlds_record(dataset: str) -> bytes:
 
 
 def column_positions(columns: Iterable[Col]) -> list[int]:
-    """LLCOLUMNPOS: offset in the row image up to and including the first varying column."""
+    """Each column's offset in the row image (its first byte 0) up to and including the first
+    varying column, -1 after it; LLCOLUMNPOS adds ``LLCOLUMNPOS_BASE`` (:func:`llcolumnpos`)."""
     positions, offset, after_varying = [], 0, False
     for col in columns:
         positions.append(-1 if after_varying else offset)
         after_varying = after_varying or col.varying
         offset += col.loglog_bytes()
     return positions
+
+
+def llcolumnpos(offset: int) -> int:
+    """LLCOLUMNPOS of a column at row image ``offset``: "within the DATA field"; -1 stays."""
+    return offset if offset < 0 else LLCOLUMNPOS_BASE + offset
 
 
 CREATE_LRSN = lrsn_from_6((tod_clock(dt.datetime(2023, 1, 10, 8, tzinfo=dt.UTC)) >> 16)
@@ -1285,7 +1294,8 @@ def dlci_records(table: Table) -> list[bytes]:
             "LLCOLUMNNUM": num(number, 3), "LLCOLUMNTYPE": char(col.type, 4),
             "LLCOLUMNLEN": num(col.length, 5), "LLSCALE": num(col.scale, 2),
             "LLNULLS": char(("L" if col.lob else "Y") if col.nullable else "N", 1),
-            "LLCOLUMNPOS": num(pos, 5), "LLCOLUMNSUBTYPE": char(_subtype(col, table), 1),
+            "LLCOLUMNPOS": num(llcolumnpos(pos), 5),
+            "LLCOLUMNSUBTYPE": char(_subtype(col, table), 1),
             "KEYSEQ": num(col.keyseq, 3), "KEYORDERING": char("A" if col.keyseq else " ", 1),
             "DB2ROWBYTES": num(col.internal_bytes(), 5),
             "FLDPROCBYTES": num(col.internal_bytes(), 5),

@@ -9,7 +9,15 @@ in LLCOLUMNNUM order (interpretation 4):
   then the data; for VGRF/LVGR/DBCL the length counts double-byte characters, as Db2 does;
 * fixed column: LLCOLUMNLEN bytes; a NULL fixed column keeps its full width.
 
-LLCOLUMNPOS is a cross-check only: a mismatch becomes a warning, not a rejected record.
+LLCOLUMNPOS is a cross-check only: a mismatch becomes a warning, not a rejected record. The
+spec (``001_…``) gives it as the "offset of the current column within the DATA field", and DATA
+(``003_…``) starts with its own u16 total length, then the row image's u16 length: read
+literally, a row image's first column is at 4 (:data:`LLCOLUMNPOS_BASE`). Earlier logmart
+counted from the image's first byte (0), and "DATA content after its length" would give 2; a
+table's first column is always at the image's first byte, so its LLCOLUMNPOS says which base
+its extract uses (:func:`position_base`), and every other column is checked against that base.
+Each image of a UB counts from its own start, as if it stood alone in DATA (one DLCI value
+cannot say two offsets).
 
 The decoder is vectorised across the rows of a batch that share a layout: it walks the
 columns once, keeping a numpy vector of positions (one per row), so the Python cost is per
@@ -104,6 +112,10 @@ class RowLayout:
 # decode, so every other layout text (and its digest) is as before.
 LAYOUT_FIELDS = 6
 OPTIONAL_LAYOUT_FIELDS = 1
+# LLCOLUMNPOS of a row image's first byte, read literally (module docstring); the other bases
+# an extract may use, told apart by the LLCOLUMNPOS of the table's first column.
+LLCOLUMNPOS_BASE = 4
+LLCOLUMNPOS_BASES = (4, 2, 0)
 
 
 @lru_cache(maxsize=256)
@@ -190,6 +202,14 @@ def layout_text(layout: RowLayout) -> str:
     return "|".join([*settings, lobs, columns, *mixed])
 
 
+def position_base(layout: RowLayout) -> int:
+    """The LLCOLUMNPOS of a row image's first byte in this table's extract: the first
+    column's LLCOLUMNPOS when it is one of :data:`LLCOLUMNPOS_BASES`, else the literal 4
+    (then the columns' LLCOLUMNPOS values are wrong, and each gets its warning)."""
+    first = layout.columns[0].pos if layout.columns else None
+    return first if first in LLCOLUMNPOS_BASES else LLCOLUMNPOS_BASE
+
+
 def _blank(value) -> str:
     return "" if value is None else str(value)
 
@@ -270,7 +290,7 @@ def _render(
 
 
 def _column(
-    cursor: _Cursor, col: Column, layout: RowLayout, image_starts, warnings: dict
+    cursor: _Cursor, col: Column, layout: RowLayout, image_starts, warnings: dict, base: int
 ) -> pa.Array:
     """Read one column of every live row; returns its rendered values (null where NULL)."""
     what = f"column {col.num} ({col.type})"
@@ -280,8 +300,9 @@ def _column(
             f"column {col.num}: LLCOLUMNLEN {col.length} is not the length of a {col.type} column"
         )
     if col.pos is not None and col.pos >= 0:
-        # LLCOLUMNPOS counts from the start of the row image: a cross-check only.
-        for row in np.flatnonzero((cursor.pos - image_starts != col.pos) & cursor.live()):
+        # LLCOLUMNPOS counts from ``base`` bytes before the row image: a cross-check only.
+        offsets = cursor.pos - image_starts + base
+        for row in np.flatnonzero((offsets != col.pos) & cursor.live()):
             _warn(warnings, row, f"column {col.num} is not at LLCOLUMNPOS {col.pos}")
     present = np.ones(rows, bool)
     if col.nullable:
@@ -381,6 +402,7 @@ def decode_batch(data: pa.Array, change_type: pa.Array, layout: RowLayout) -> pa
     total = frame.u16("the DATA length")
     frame.fail(total != lengths, "the DATA length field does not match DATA")
     warnings: dict[int, set[str]] = {}
+    base = position_base(layout)
     images: list[tuple[list[pa.Array], np.ndarray]] = []
     for wanted in slots:
         saved = frame.skip
@@ -389,7 +411,9 @@ def decode_batch(data: pa.Array, change_type: pa.Array, layout: RowLayout) -> pa
         image_starts, widths = frame.take(length, f"row image {len(images) + 1}")
         frame.skip = saved
         cursor = _Cursor(buffer, image_starts, image_starts + widths, wanted & frame.live())
-        columns = [_column(cursor, col, layout, image_starts, warnings) for col in layout.columns]
+        columns = [
+            _column(cursor, col, layout, image_starts, warnings, base) for col in layout.columns
+        ]
         cursor.fail(cursor.pos != cursor.ends, "row image is longer than the columns of its layout")
         for row, reason in cursor.errors.items():
             frame.fail(_one(rows, row), f"row image {len(images) + 1}: {reason}")
