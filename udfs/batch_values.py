@@ -253,19 +253,34 @@ def _valid_time(rows: np.ndarray, at: int) -> np.ndarray:
     return normal | ((hour == 24) & (minute == 0) & (second == 0))
 
 
-# column type -> (pattern of the canonical external form, output separators by position)
-def _temporal_form(kind: str, width: int) -> tuple[str, dict[int, str]] | None:
+# column type -> (pattern of the external form, where the output's bytes come from (None: in
+# place), output separators by position). Formats whose values are not fixed character forms
+# (USA times, SASTIME numbers) have none: the scalar decoder reads them.
+_DATE_ORDER = {
+    "EUR": ("DD.DD.DDDD", [6, 7, 8, 9, 2, 3, 4, 2, 0, 1]),  # DD.MM.YYYY -> YYYY-MM-DD
+    "USA": ("DD/DD/DDDD", [6, 7, 8, 9, 2, 0, 1, 2, 3, 4]),  # MM/DD/YYYY -> YYYY-MM-DD
+}
+
+
+def _temporal_form(
+    kind: str, width: int, fmt: str = values.DEFAULT_DATE_FORMAT
+) -> tuple[str, list[int] | None, dict[int, str]] | None:
+    if fmt == "SASTIME" or fmt not in values.DATE_FORMATS:
+        return None
     if kind == "DATE" and width == 10:
-        return "DDDD-DD-DD", {}
-    if kind == "TIME" and width == 8:
-        return "DD:DD:DD", {2: ":", 5: ":"}
+        if fmt in _DATE_ORDER:
+            pattern, order = _DATE_ORDER[fmt]
+            return pattern, order, {4: "-", 7: "-"}
+        return "DDDD-DD-DD", None, {}
+    if kind == "TIME" and width == 8 and fmt != "USA":
+        return "DD:DD:DD", None, {2: ":", 5: ":"}
     if kind in ("DTTM", "DTTZ"):
         base = "DDDD-DD-DD-DD:DD:DD"
         zone = "+DD;DD" if kind == "DTTZ" else ""
         fraction = width - len(base) - len(zone) - 1
         if not 1 <= fraction <= 12:  # values.timestamp_text reads up to 12 fraction digits
             return None
-        return base + "." + "D" * fraction + zone, {10: " ", 13: ":", 16: ":"}
+        return base + "." + "D" * fraction + zone, None, {10: " ", 13: ":", 16: ":"}
     return None
 
 
@@ -277,34 +292,40 @@ _SCALAR_TEMPORAL = {
 }
 
 
-def temporal_strings(matrix: np.ndarray, kind: str, codec: str) -> tuple[pa.Array, np.ndarray]:
-    """Character DATE/TIME/DTTM/DTTZ columns -> the marts' text.
+def temporal_strings(
+    matrix: np.ndarray, kind: str, codec: str, fmt: str = values.DEFAULT_DATE_FORMAT
+) -> tuple[pa.Array, np.ndarray]:
+    """Character DATE/TIME/DTTM/DTTZ columns written in date format ``fmt`` (DLDS
+    DATEFORMAT, :func:`udfs.values.date_format`) -> the marts' text.
 
-    Rows in the canonical form are rendered by moving bytes; others go through the scalar
-    decoder, which accepts the other separators and says what is wrong.
+    Rows in the format's fixed form are rendered by moving bytes; others go through the scalar
+    decoder, which accepts the other separators, reads USA times and SAS numbers, and says what
+    is wrong.
     """
     table = _ASCII_TABLES.get(codec)
     if table is None:
         table = _ASCII_TABLES[codec] = ascii_table(codec)
     rows = table[matrix]
-    form = _temporal_form(kind, matrix.shape[1])
+    form = _temporal_form(kind, matrix.shape[1], fmt)
     fast = np.zeros(len(rows), bool)
     out = rows.copy()
     if form is not None:
-        pattern, separators = form
+        pattern, order, separators = form
         fast = _canonical(rows, pattern)
+        if order is not None:
+            out = rows[:, order]
         if kind != "TIME":
-            fast &= _valid_date(rows)
+            fast &= _valid_date(out)
         time_at = 0 if kind == "TIME" else 11
         if kind != "DATE":
-            fast &= _valid_time(rows, time_at)
+            fast &= _valid_time(out, time_at)
         for position, char in separators.items():
             out[:, position] = ord(char)
     strings = _matrix_strings(np.where(fast[:, None], out, ord("?")).astype(np.uint8))
     if fast.all():
         return strings, _no_problems(len(rows))
     scalar = _SCALAR_TEMPORAL[kind]
-    slow, bad = _scalar_column(matrix, lambda raw: scalar(values.text(raw, codec)), skip=fast)
+    slow, bad = _scalar_column(matrix, lambda raw: scalar(values.text(raw, codec), fmt), skip=fast)
     return pc.if_else(pa.array(fast), strings, slow), bad
 
 

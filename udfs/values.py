@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import codecs
 import ctypes
+import datetime as dt
 import decimal
 import math
 import re
@@ -386,40 +387,120 @@ def _normal_float32(value: float) -> bool:
 
 # --- dates and times ----------------------------------------------------------------------------
 
+# How an extract writes DATE/TIME/TIMESTAMP values: the control file's DLDS DATEFORMAT (BMC's
+# DLDS table: "DB2I - DB2 DB2ISO format", "SASTIME - SAS format"; the LLDF page: "translated
+# from the Db2 internal format to an external format (Db2, ISO, or SAS.) [...] more space is
+# used to represent these fields in character format"). docs/logmaster.md "Date formats" holds
+# logmart's reading of each, and of Db2's own names ISO, USA, EUR and JIS, which it also takes:
+#   DB2I, ISO  DATE 'YYYY-MM-DD'  TIME 'HH.MM.SS'  TIMESTAMP 'YYYY-MM-DD-HH.MM.SS.ffffff'
+#   JIS        DATE 'YYYY-MM-DD'  TIME 'HH:MM:SS'  TIMESTAMP as DB2I
+#   EUR        DATE 'DD.MM.YYYY'  TIME 'HH.MM.SS'  TIMESTAMP as DB2I
+#   USA        DATE 'MM/DD/YYYY'  TIME 'HH:MM AM'  TIMESTAMP as DB2I (Db2 has one timestamp form)
+#   SASTIME    SAS numbers as character text: DATE days since 1960-01-01, TIME seconds since
+#              midnight, TIMESTAMP seconds since 1960-01-01 00:00:00 [.fraction] [+HH:MM]
+# Every format renders alike (module docstring). Times accept '.' or ':' between their parts
+# (README interpretation 5), USA times excepted ('HH:MM' and AM or PM).
+DEFAULT_DATE_FORMAT = "DB2I"
+DATE_FORMATS = ("DB2I", "ISO", "JIS", "EUR", "USA", "SASTIME")
+SAS_EPOCH = dt.datetime(1960, 1, 1)
+
 _DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
+_DATE_EUR = re.compile(r"(\d{2})\.(\d{2})\.(\d{4})")
+_DATE_USA = re.compile(r"(\d{2})/(\d{2})/(\d{4})")
 _TIME = re.compile(r"(\d{2})[.:](\d{2})[.:](\d{2})")
+_TIME_USA = re.compile(r"(\d{1,2}):(\d{2}) ?([AP]M)")
 _TIMESTAMP = re.compile(
     r"(\d{4})-(\d{2})-(\d{2})[- ](\d{2})[.:](\d{2})[.:](\d{2})(?:\.(\d{1,12}))?"
     r"(?:\s*([+-]\d{2}):?(\d{2}))?"
 )
+_SAS_DATE = re.compile(r"-?\d{1,7}")
+_SAS_TIME = re.compile(r"\d{1,5}")
+_SAS_TIMESTAMP = re.compile(r"(-?\d{1,12})(?:\.(\d{1,12}))?(?:\s*([+-]\d{2}):?(\d{2}))?")
+_SECONDS_A_DAY = 86_400
 
 
-def date_text(value: str) -> str:
-    """Character DATE 'YYYY-MM-DD' -> 'YYYY-MM-DD' (validated)."""
-    match = _DATE.fullmatch(value.strip())
-    if not match:
-        raise DecodeError(f"DATE {value!r} is not YYYY-MM-DD")
-    stamp = f"{match[1]}-{match[2]}-{match[3]}"
+def date_format(text: str | None) -> str:
+    """DLDS DATEFORMAT (CHAR(8), blank-padded) -> one of DATE_FORMATS; blank -> DB2I.
+
+    Another value raises DecodeError: decoding its dates as DB2I would be a guess.
+    """
+    name = (text or "").strip().upper() or DEFAULT_DATE_FORMAT
+    if name not in DATE_FORMATS:
+        raise DecodeError(f"DATEFORMAT {text!r} is not one of {', '.join(DATE_FORMATS)}")
+    return name
+
+
+def date_text(value: str, fmt: str = DEFAULT_DATE_FORMAT) -> str:
+    """Character DATE in the extract's date format -> 'YYYY-MM-DD' (validated)."""
+    text = value.strip()
+    if fmt == "SASTIME":
+        if not _SAS_DATE.fullmatch(text):
+            raise DecodeError(f"DATE {value!r} is not a SAS date (days since 1960-01-01)")
+        return _sas_moment(int(text) * _SECONDS_A_DAY, value)[:10]
+    if fmt == "EUR":
+        match = _DATE_EUR.fullmatch(text)
+        parts = (match[3], match[2], match[1]) if match else None
+    elif fmt == "USA":
+        match = _DATE_USA.fullmatch(text)
+        parts = (match[3], match[1], match[2]) if match else None
+    else:
+        match = _DATE.fullmatch(text) if fmt in DATE_FORMATS else None
+        parts = (match[1], match[2], match[3]) if match else None
+    if parts is None:
+        raise DecodeError(f"DATE {value!r} is not a {fmt} date ({_DATE_FORM.get(fmt, '?')})")
+    stamp = "-".join(parts)
     _check_date_time(stamp + " 00:00:00")
     return stamp
 
 
-def time_text(value: str) -> str:
-    """Character TIME 'HH.MM.SS' (or 'HH:MM:SS') -> 'HH:MM:SS'."""
-    match = _TIME.fullmatch(value.strip())
-    if not match:
-        raise DecodeError(f"TIME {value!r} is not HH.MM.SS")
-    clock = f"{match[1]}:{match[2]}:{match[3]}"
+_DATE_FORM = {"EUR": "DD.MM.YYYY", "USA": "MM/DD/YYYY", "SASTIME": "days since 1960-01-01"}
+_DATE_FORM.update(dict.fromkeys(("DB2I", "ISO", "JIS"), "YYYY-MM-DD"))
+
+
+def time_text(value: str, fmt: str = DEFAULT_DATE_FORMAT) -> str:
+    """Character TIME in the extract's date format -> 'HH:MM:SS' (validated).
+
+    USA 'HH:MM AM|PM' follows Db2's table: 12:01 AM-12:59 AM are 00:01-00:59, 12:00 PM is
+    noon, 12:00 AM is 24:00:00 and 00:00 AM 00:00:00; it has no seconds (rendered ':00').
+    """
+    text = value.strip()
+    if fmt == "SASTIME":
+        if not _SAS_TIME.fullmatch(text) or int(text) > _SECONDS_A_DAY:
+            raise DecodeError(f"TIME {value!r} is not a SAS time (0 to 86400 seconds)")
+        seconds = int(text)
+        return f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+    if fmt == "USA":
+        clock = _usa_clock(text, value)
+    else:
+        match = _TIME.fullmatch(text) if fmt in DATE_FORMATS else None
+        if not match:
+            raise DecodeError(f"TIME {value!r} is not HH.MM.SS")
+        clock = f"{match[1]}:{match[2]}:{match[3]}"
     _check_date_time("2000-01-01 " + clock)
     return clock
 
 
-def timestamp_text(value: str) -> str:
-    """Character 'YYYY-MM-DD-HH.MM.SS.ffffff[+HH:MM]' -> 'YYYY-MM-DD HH:MM:SS.ffffff[+HH:MM]'.
+def _usa_clock(text: str, value: str) -> str:
+    match = _TIME_USA.fullmatch(text.upper())
+    hour = int(match[1]) if match else -1
+    if not match or hour > 12 or (hour == 0 and (match[2] != "00" or match[3] != "AM")):
+        raise DecodeError(f"TIME {value!r} is not a USA time (HH:MM AM or PM)")
+    if match[3] == "PM":
+        hour = 12 if hour == 12 else hour + 12
+    elif hour == 12:
+        hour = 24 if match[2] == "00" else 0
+    return f"{hour:02d}:{match[2]}:00"
+
+
+def timestamp_text(value: str, fmt: str = DEFAULT_DATE_FORMAT) -> str:
+    """Character 'YYYY-MM-DD-HH.MM.SS.ffffff[+HH:MM]' -> 'YYYY-MM-DD HH:MM:SS.ffffff[+HH:MM]'
+    (every format but SASTIME: Db2 has one timestamp form); SASTIME seconds since 1960.
 
     The fraction is kept as logged (its digits, not padded or cut); ':' separators accepted.
     """
-    match = _TIMESTAMP.fullmatch(value.strip())
+    if fmt == "SASTIME":
+        return _sas_timestamp(value)
+    match = _TIMESTAMP.fullmatch(value.strip()) if fmt in DATE_FORMATS else None
     if not match:
         raise DecodeError(f"TIMESTAMP {value!r} is not YYYY-MM-DD-HH.MM.SS[.ffffff]")
     stamp = f"{match[1]}-{match[2]}-{match[3]} {match[4]}:{match[5]}:{match[6]}"
@@ -429,6 +510,27 @@ def timestamp_text(value: str) -> str:
     if match[8] is not None:
         stamp += f"{match[8]}:{match[9]}"
     return stamp
+
+
+def _sas_timestamp(value: str) -> str:
+    match = _SAS_TIMESTAMP.fullmatch(value.strip())
+    if not match:
+        raise DecodeError(f"TIMESTAMP {value!r} is not a SAS datetime (seconds since 1960)")
+    stamp = _sas_moment(int(match[1]), value)
+    if match[2] is not None:
+        stamp += "." + match[2]
+    if match[3] is not None:
+        stamp += f"{match[3]}:{match[4]}"
+    return stamp
+
+
+def _sas_moment(seconds: int, value: str) -> str:
+    """'YYYY-MM-DD HH:MM:SS' of a count of seconds since 1960-01-01 00:00:00 (years 1-9999)."""
+    try:
+        m = SAS_EPOCH + dt.timedelta(seconds=seconds)
+    except OverflowError:  # before year 1 or after 9999
+        raise DecodeError(f"SAS value {value!r} is outside the years 1 to 9999") from None
+    return f"{m.year:04d}-{m.month:02d}-{m.day:02d} {m.hour:02d}:{m.minute:02d}:{m.second:02d}"
 
 
 def timestamp_parts_text(
