@@ -26,8 +26,8 @@ are silent, so a decoder can be checked against them:
   none), names as the spec spells them (``CHANGE TYPE`` with its blank); type ``INT`` + 'U' for
   BIN(1/2/4) counts and ids, ``BIN`` + 'U' for RBA/LRSN/RID/LUWINSTANCENO, ``DTTM`` for BIN(17)
   timestamps, ``CHAR`` otherwise.
-* DLDS: one 64-byte record per data file (RECFM 'VB ', date format 'DB2I', EXPANDVAR 'N',
-  SEGMENTED/DDLOBJECTS/LOBSINCLUDED 'Y', XMLINCLUDED 'N').
+* DLDS: one 64-byte record per data file (RECFM 'VB ', DATEFORMAT ``date_format`` (default
+  'DB2I'), EXPANDVAR 'N', SEGMENTED/DDLOBJECTS/LOBSINCLUDED 'Y', XMLINCLUDED 'N').
 * DTBI: the 705-byte form [1]; fields at the hex offsets [2]; SEQUENCENUMBER '001';
   UNTRAN*FLAG 'N' with UNITABLE* lengths '000' and blank names; LOBSINCLUDED 'Y', XMLINCLUDED
   'N'. A table whose owner is longer than 8 / name longer than 18 gets SHORTOWNER = first 8
@@ -78,8 +78,14 @@ are silent, so a decoder can be checked against them:
   for z/OS does). Inline LOBs (BLOB, CLOB; DTBI LOBSINCLUDED 'Y'): u16 length in **bytes**.
   (DBCLOB is not generated: its length unit is an open question.) INT big-endian two's
   complement; DEC packed (sign C, some F, D negative); FLOT IBM hexadecimal floating point
-  (exact encoder below); DATE 'YYYY-MM-DD', TIME 'HH.MM.SS', DTTM 'YYYY-MM-DD-HH.MM.SS.ffffff'
-  (26), DTTZ 'YYYY-MM-DD-HH.MM.SS.ffffff+HH:MM' (32), in the table's character encoding.
+  (exact encoder below); DATE/TIME/DTTM/DTTZ in the DLDS date format (LLCOLUMNLEN 10/8/26/32
+  whatever the format), in the table's character encoding. DB2I (the default) and ISO: DATE
+  'YYYY-MM-DD', TIME 'HH.MM.SS', DTTM 'YYYY-MM-DD-HH.MM.SS.ffffff', DTTZ
+  'YYYY-MM-DD-HH.MM.SS.ffffff+HH:MM'; JIS: TIME 'HH:MM:SS'; EUR: DATE 'DD.MM.YYYY'; USA: DATE
+  'MM/DD/YYYY', TIME 'HH:MM AM' (no seconds: the truth renders ':00'; 12:mm AM for 00:mm,
+  00:00 AM for midnight); timestamps alike in all these. SASTIME: SAS numbers as text,
+  right-aligned: DATE days since 1960-01-01, TIME seconds since midnight, DTTM seconds since
+  1960-01-01 00:00:00 + '.ffffff', DTTZ the same + '+HH:MM' (docs/logmaster.md "Date formats").
   CHAR/VCHR/LVCH/CLOB text: E = cp037 (Latin-1 accents included), U = UTF-8 blank padded by
   bytes; GRPH/VGRF/LVGR (Unicode table only) UTF-16BE, GRPH padded with U+0020. Subtype B,
   ROWI, BLOB: raw bytes.
@@ -130,6 +136,8 @@ ROW_CAP = 120  # above this many rows a table's changes lean to deletes (bounded
 TOD_EPOCH = dt.datetime(1900, 1, 1, tzinfo=dt.UTC)
 START_TIME = dt.datetime(2024, 3, 18, 9, 30, tzinfo=dt.UTC)
 LEGACY_RBA_BASE = 0x0000_1234_5678_0000
+DATE_FORMATS = ("DB2I", "ISO", "JIS", "EUR", "USA", "SASTIME")
+SAS_EPOCH = dt.datetime(1960, 1, 1)
 LLCOLUMNPOS_BASE = 4  # DATA's u16 total length, then the row image's u16 length
 EXTENDED_RBA_BASE = 0x0000_0001_0000_0000_0000
 
@@ -418,6 +426,7 @@ class Table:
     columns: tuple[Col, ...]
     key: Callable[[int], tuple]  # key column values of the n-th new row
     version: int = 0
+    date_format: str = "DB2I"  # the extract's DLDS DATEFORMAT: how DATE/TIME/DTTM/DTTZ are written
     rows: dict[tuple, dict[str, Any]] = field(default_factory=dict)
     next_key: int = 0
 
@@ -617,9 +626,39 @@ def _text(col: Col, table: Table, rng: random.Random, codec: str) -> str:
     return _fit(base, codec, col.length)
 
 
-def encode_value(col: Col, value: Any, codec: str) -> bytes:
+def temporal_text(kind: str, value: str, date_format: str = "DB2I") -> str:
+    """A DATE/TIME/DTTM/DTTZ value, generated as its DB2I text, written in ``date_format``."""
+    if date_format == "SASTIME":
+        if kind == "TIME":
+            hour, minute, second = (int(part) for part in value.split("."))
+            return str(hour * 3600 + minute * 60 + second)
+        moment = dt.datetime.strptime(value[:19], "%Y-%m-%d-%H.%M.%S" if len(value) > 10
+                                      else "%Y-%m-%d")  # fmt: skip
+        seconds = (moment - SAS_EPOCH) // dt.timedelta(seconds=1)
+        if kind == "DATE":
+            return str(seconds // 86400)
+        return f"{seconds}{value[19:]}"  # '.ffffff' and a DTTZ's zone as they are
+    if kind == "DATE" and date_format == "EUR":
+        return f"{value[8:10]}.{value[5:7]}.{value[:4]}"
+    if kind == "DATE" and date_format == "USA":
+        return f"{value[5:7]}/{value[8:10]}/{value[:4]}"
+    if kind == "TIME" and date_format == "JIS":
+        return value.replace(".", ":")
+    if kind == "TIME" and date_format == "USA":
+        hour, minute = int(value[:2]), value[3:5]
+        if hour == 0 and minute == "00":
+            return "00:00 AM"
+        return f"{(hour - 1) % 12 + 1:02d}:{minute} {'PM' if hour >= 12 else 'AM'}"
+    return value
+
+
+def encode_value(col: Col, value: Any, codec: str, date_format: str = "DB2I") -> bytes:
     """The column's bytes in the row image (without null byte), value not None."""
     kind = col.type
+    if kind in FIXED_TEXT_LENGTH and date_format == "SASTIME":  # numbers: right-aligned
+        return temporal_text(kind, value, date_format).rjust(col.length).encode(codec)
+    if kind in FIXED_TEXT_LENGTH:
+        value = temporal_text(kind, value, date_format)
     if kind == "INT":
         return value.to_bytes(col.length, "big", signed=True)
     if kind == "DEC":
@@ -654,12 +693,12 @@ def row_image(table: Table, row: dict[str, Any]) -> bytes:
         if value is None:
             parts.append(b"\x00\x00" if col.varying else bytes(col.length))
         else:
-            parts.append(encode_value(col, value, codec))
+            parts.append(encode_value(col, value, codec, table.date_format))
     return b"".join(parts)
 
 
-def render(col: Col, value: Any, codec: str) -> str | None:
-    """A value as README "Value rendering" shows it."""
+def render(col: Col, value: Any, codec: str, date_format: str = "DB2I") -> str | None:
+    """A value as README "Value rendering" shows it (USA times have no seconds: ':00')."""
     if value is None:
         return None
     kind = col.type
@@ -672,7 +711,8 @@ def render(col: Col, value: Any, codec: str) -> str | None:
     if kind == "DATE":
         return value
     if kind == "TIME":
-        return value.replace(".", ":")
+        clock = value.replace(".", ":")
+        return clock[:6] + "00" if date_format == "USA" else clock
     if kind in ("DTTM", "DTTZ"):
         return f"{value[:10]} {value[11:19].replace('.', ':')}{value[19:]}"
     if col.bits or kind in ("ROWI", "BLOB"):
@@ -688,7 +728,7 @@ def render_row(table: Table, row: dict[str, Any] | None) -> dict[str, str | None
     if row is None:
         return None
     codec = table.text_codec()
-    return {c.name: render(c, row[c.name], codec) for c in table.columns}
+    return {c.name: render(c, row[c.name], codec, table.date_format) for c in table.columns}
 
 
 # --- DATA fields ----------------------------------------------------------------------------------
@@ -1223,10 +1263,10 @@ def xhdf_records() -> list[bytes]:
     return records
 
 
-def dlds_record(dataset: str) -> bytes:
+def dlds_record(dataset: str, date_format: str = "DB2I") -> bytes:
     values = {
         "CNTLRECORDTYPE": char("DLDS", 4), "DATASETNAME": char(dataset, 44),
-        "RECFM": char("VB", 3), "DATEFORMAT": char("DB2I", 8), "EXPANDVAR": char("N", 1),
+        "RECFM": char("VB", 3), "DATEFORMAT": char(date_format, 8), "EXPANDVAR": char("N", 1),
         "SEGMENTED": char("Y", 1), "DDLOBJECTS": char("Y", 1), "LOBSINCLUDED": char("Y", 1),
         "XMLINCLUDED": char("N", 1),
     }  # fmt: skip
@@ -1329,7 +1369,9 @@ def dlge_record(end_rba: bytes, end_time: dt.datetime, dependent_rba: bytes) -> 
 
 def control_records(tables: list[Table], data_sets: list[str], end: bytes) -> list[bytes]:
     """XTYP, XHDF…, DLDS per data file, per table DTBI + DLCI… (a DICL after the second), DLGE."""
-    records = [xtyp_record(), *xhdf_records(), *(dlds_record(name) for name in data_sets)]
+    date_format = tables[0].date_format if tables else "DB2I"
+    records = [xtyp_record(), *xhdf_records(),
+               *(dlds_record(name, date_format) for name in data_sets)]  # fmt: skip
     for i, table in enumerate(tables):
         records += [dtbi_record(table), *dlci_records(table)]
         if i == 1:
@@ -1358,6 +1400,7 @@ def generate(
     *,
     capture: str = EXTRACT,
     split: str | None = None,
+    date_format: str = "DB2I",
 ) -> dict:
     """Write a Log Master extract under ``out_dir/logmaster/<capture>`` and its truth; returns
     a summary. ``transactions`` URs are simulated (at least 24: every scripted feature needs
@@ -1368,11 +1411,16 @@ def generate(
     point in the middle go to ``capture``, the rest to ``split``. Committed URs open at that
     point are in flight in the first extract (no UORDISP, no commit point) and committed in
     the second; the truth says committed, and ``summary["split"]`` names them.
+
+    ``date_format``: the DLDS DATEFORMAT the extract is written in (one of ``DATE_FORMATS``);
+    the same seed writes the same values in every format.
     """
+    if date_format not in DATE_FORMATS:
+        raise ValueError(f"date_format {date_format!r} is not one of {DATE_FORMATS}")
     rng = random.Random(seed)
     truth_dir = Path(out_dir) / "truth" / "db2zos"
     truth_dir.mkdir(parents=True, exist_ok=True)
-    tables = _tables()
+    tables = [replace(table, date_format=date_format) for table in _tables()]
     log = Log(rng)
     world = World(tables, log, rng)
     counts: dict[str, Counter] = {

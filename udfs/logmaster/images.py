@@ -61,7 +61,7 @@ def table_versions(
         return {}
     settings = {**DEFAULT_SETTINGS, **(settings or {})}
     codec = control.sniff(control_file) or "cp037"
-    dtbis, dlcis, ccsids, mixed = [], {}, [], []
+    dtbis, dlcis, ccsids, mixed, date_formats = [], {}, [], [], []
     for record in control.read_control_file(control_file, codec):
         fields = record.fields
         if record.error or not fields:
@@ -73,6 +73,8 @@ def table_versions(
             dlcis.setdefault(key, []).append(fields)
         elif record.record_type == "XTYP" and fields.get("ebcdicsbcsccsid") is not None:
             ccsids.append(fields["ebcdicsbcsccsid"])
+        elif record.record_type == "DLDS" and (fields.get("dateformat") or "").strip():
+            date_formats.append(fields["dateformat"].strip().upper())
         if record.record_type == "XTYP" and values.ebcdic_mixed_codec(
             fields.get("ebcdicmixedccsid")
         ):
@@ -81,6 +83,9 @@ def table_versions(
     # rowimage's optional 7th layout field, only where the extract has a usable mixed CCSID
     # (int_logmaster_table_layouts adds the same, so the digests match).
     settings = {**settings, "mixed": f"ccsid:{min(mixed)}" if mixed else ""}
+    # and the optional 8th, the DLDS DATEFORMAT where it is not DB2I (the 7th then may be empty)
+    date_format = min(date_formats, default=values.DEFAULT_DATE_FORMAT)
+    settings["dateformat"] = "" if date_format == values.DEFAULT_DATE_FORMAT else date_format
     found: dict[tuple[int, int], list[TableVersion]] = {}
     for dtbi in dtbis:
         key = (dtbi.get("dbid"), dtbi.get("tbobid"), dtbi.get("sequencenumber"))
@@ -124,6 +129,8 @@ def _layout_text(
     lobs = dtbi.get("lobsincluded") or "Y"
     head = [dtbi["encodingscheme"], ebcdic, settings["ascii_codepage"], settings["float_format"]]
     extra = [settings["mixed"]] if settings.get("mixed") else []
+    if settings.get("dateformat"):
+        extra = [settings.get("mixed") or "", settings["dateformat"]]
     return "|".join([*head, lobs, ";".join(columns), *extra]), names
 
 

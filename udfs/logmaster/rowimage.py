@@ -19,6 +19,8 @@ its extract uses (:func:`position_base`), and every other column is checked agai
 Each image of a UB counts from its own start, as if it stood alone in DATA (one DLCI value
 cannot say two offsets).
 
+DATE/TIME/TIMESTAMP columns are read in the extract's DLDS DATEFORMAT (``udfs.values``).
+
 The decoder is vectorised across the rows of a batch that share a layout: it walks the
 columns once, keeping a numpy vector of positions (one per row), so the Python cost is per
 column, not per value. Values are rendered as the marts show them (``udfs.values``).
@@ -81,6 +83,7 @@ class RowLayout:
     float_format: str = "hfp"  # or "ieee"
     lobs_included: bool = True
     mixed_codec: str | None = None  # XTYP EBCDIC mixed CCSID's codec (values.ebcdic_mixed_codec)
+    date_format: str = values.DEFAULT_DATE_FORMAT  # DLDS DATEFORMAT (values.date_format)
 
     @property
     def text_codec(self) -> str:
@@ -106,12 +109,13 @@ class RowLayout:
 # The layout text int_logmaster_table_layouts builds, one per table version, passed with every
 # row to the UDF (so it is compact, not JSON: about 15 bytes a column):
 #   <encoding>|<EBCDIC code page, or ccsid:<n>>|<ASCII code page>|<hfp or ieee>|<lobs Y/N>|<columns>
-#   [|<EBCDIC mixed code page, or ccsid:<n> (XTYP EBCDICMIXEDCCSID)>]
+#   [|<EBCDIC mixed code page, or ccsid:<n> (XTYP EBCDICMIXEDCCSID)>[|<DLDS DATEFORMAT>]]
 # columns: ';'-separated "num,type,len,scale,nulls,subtype,pos" (subtype and pos may be empty).
 # The optional 7th field is written only when the extract has a mixed code page logmart can
-# decode, so every other layout text (and its digest) is as before.
+# decode, the optional 8th only when its date format is not DB2I (the 7th then may be empty),
+# so every other layout text (and its digest) is as before.
 LAYOUT_FIELDS = 6
-OPTIONAL_LAYOUT_FIELDS = 1
+OPTIONAL_LAYOUT_FIELDS = 2
 # LLCOLUMNPOS of a row image's first byte, read literally (module docstring); the other bases
 # an extract may use, told apart by the LLCOLUMNPOS of the table's first column.
 LLCOLUMNPOS_BASE = 4
@@ -126,6 +130,10 @@ def parse_layout(text: str) -> RowLayout:
         raise ValueError(f"layout text has {len(parts)} fields, not {LAYOUT_FIELDS}: {text[:80]!r}")
     encoding, ebcdic, ascii_codec, float_format, lobs, column_text = parts[:LAYOUT_FIELDS]
     mixed = _mixed_codec(parts[LAYOUT_FIELDS] if len(parts) > LAYOUT_FIELDS else "")
+    try:
+        date_format = values.date_format(parts[7] if len(parts) > LAYOUT_FIELDS + 1 else "")
+    except values.DecodeError as exc:
+        raise ValueError(str(exc)) from None
     if ebcdic.startswith("ccsid:") or not ebcdic:
         ebcdic = values.ebcdic_codec(ebcdic.removeprefix("ccsid:"))
     columns = sorted(
@@ -139,6 +147,7 @@ def parse_layout(text: str) -> RowLayout:
         float_format=(float_format or "hfp").lower(),
         lobs_included=lobs != "N",
         mixed_codec=mixed,
+        date_format=date_format,
     )
 
 
@@ -164,9 +173,12 @@ def _parse_column(item: str) -> Column:
     )
 
 
-def layout_from_control(dtbi: dict, dlci: list[dict], ebcdic_ccsid: int | None = None) -> RowLayout:
+def layout_from_control(
+    dtbi: dict, dlci: list[dict], ebcdic_ccsid: int | None = None, dateformat: str | None = None
+) -> RowLayout:
     """A table's layout from its decoded DTBI and DLCI records (as udfs.logmaster.control
-    returns them); the SQL model ``int_logmaster_table_layouts`` builds the same from staging."""
+    returns them) and its extract's DLDS DATEFORMAT; the SQL model
+    ``int_logmaster_table_layouts`` builds the same from staging."""
     columns = tuple(
         Column(
             num=d["llcolumnnum"],
@@ -184,6 +196,7 @@ def layout_from_control(dtbi: dict, dlci: list[dict], ebcdic_ccsid: int | None =
         encoding=dtbi.get("encodingscheme") or "E",
         ebcdic_codec=values.ebcdic_codec(ebcdic_ccsid),
         lobs_included=(dtbi.get("lobsincluded") or "Y") != "N",
+        date_format=values.date_format(dateformat),
     )
 
 
@@ -198,8 +211,12 @@ def layout_text(layout: RowLayout) -> str:
     )
     lobs = "Y" if layout.lobs_included else "N"
     settings = [layout.encoding, layout.ebcdic_codec, layout.ascii_codec, layout.float_format]
-    mixed = [layout.mixed_codec] if layout.mixed_codec else []
-    return "|".join([*settings, lobs, columns, *mixed])
+    optional = [layout.mixed_codec or ""]
+    if layout.date_format != values.DEFAULT_DATE_FORMAT:
+        optional.append(layout.date_format)
+    elif not layout.mixed_codec:
+        optional = []
+    return "|".join([*settings, lobs, columns, *optional])
 
 
 def position_base(layout: RowLayout) -> int:
@@ -271,7 +288,8 @@ def _render(
         floats = bv.ieee_floats(matrix) if layout.float_format == "ieee" else bv.hfp_floats(matrix)
         return bv.float_strings(floats, col.length == 4)
     if kind in ("DATE", "TIME", "DTTM", "DTTZ"):
-        return bv.temporal_strings(bv.fixed(buffer, starts, col.length), kind, layout.text_codec)
+        matrix = bv.fixed(buffer, starts, col.length)
+        return bv.temporal_strings(matrix, kind, layout.text_codec, layout.date_format)
     data, offsets = bv.ragged(buffer, starts, widths)
     if kind in ("ROWI", "BLOB") or (kind in TEXT_TYPES and col.subtype == "B"):
         return bv.hex_strings(data, offsets), np.zeros(len(starts), bool)
