@@ -26,6 +26,15 @@ code_pages as (
     group by capture
 ),
 
+-- the extract's DLDS DATEFORMAT when it is not DB2I (udfs/logmaster/images.py does the same)
+date_formats as (
+    select
+        capture,
+        nullif(min(nullif(upper(trim(dateformat)), '')), 'DB2I') as dateformat
+    from {{ ref('stg_logmaster__dlds') }}
+    group by capture
+),
+
 column_lists as (
     select
         capture,
@@ -150,8 +159,14 @@ layouts as (
                             )
                         )
                     ),
-                    -- optional 7th field: the extract's mixed code page (subtype M, graphic)
-                    concat('ccsid:', code_pages.ebcdic_mixed_ccsid)
+                    -- optional 7th field: the extract's mixed code page (subtype M, graphic),
+                    -- empty when there is none but an 8th field follows
+                    coalesce(
+                        concat('ccsid:', code_pages.ebcdic_mixed_ccsid),
+                        case when date_formats.dateformat is not null then '' end
+                    ),
+                    -- optional 8th field: the DLDS DATEFORMAT, when not DB2I
+                    date_formats.dateformat
                 )
         end as layout_text
     from tables
@@ -163,6 +178,8 @@ layouts as (
             and tables.sequencenumber = column_lists.sequencenumber
     left join code_pages
         on tables.capture = code_pages.capture
+    left join date_formats
+        on tables.capture = date_formats.capture
 )
 
 select
