@@ -296,7 +296,8 @@ def is_system_default(col: Col, value: Any) -> bool:
     if value is None or col.type in ("DATE", "TIME", "TIMESTAMP"):
         return False
     if col.type in ("CHARACTER", "GRAPHIC"):
-        return value.strip() == ""
+        # padded with blanks (U+0020) only: str.strip() would take a CR or a tab for one too
+        return value.strip(" ") == ""
     if col.type in ("BINARY", "VARBINARY", "BLOB"):
         return not any(value)
     if col.type in ("VARCHAR", "VARGRAPHIC", "CLOB", "DBCLOB"):
