@@ -29,13 +29,17 @@
     table then, with its values in `row_image` (column name -> value text) and the version it
     comes from. For dbt analyses and `logmart dbt show --inline`:
         select * from ({{ table_as_of('SALES', 'CUSTOMER', '00DECFC4922F6A000000') }})
-    Give source_system / capture when the same table name is in more than one.
+    Give source_system / log_stream when the same table name is in more than one log stream
+    (a stream is one database's log, all its captures: README, Sources).
     `logmart query` has the same as a SQL table function, marts.table_as_of(schema, table,
     position_or_ts), which create_table_as_of_function() defines.
 -#}
-{% macro table_as_of(table_schema, table_name, position_or_ts, source_system=none, capture=none) -%}
+{% macro table_as_of(
+    table_schema, table_name, position_or_ts, source_system=none, log_stream=none
+) -%}
     select
         source_system,
+        log_stream,
         capture,
         table_schema,
         table_name,
@@ -52,7 +56,7 @@
         and table_schema = {{ spark_string_literal(table_schema) }}
         and table_name = {{ spark_string_literal(table_name) }}
         and source_system = coalesce({{ spark_optional_literal(source_system) }}, source_system)
-        and capture = coalesce({{ spark_optional_literal(capture) }}, capture)
+        and log_stream = coalesce({{ spark_optional_literal(log_stream) }}, log_stream)
 {%- endmacro %}
 
 {#- A Spark SQL string literal, or null for none. -#}
@@ -63,7 +67,7 @@
 {#-
     A post-hook of fct_row_history: the SQL table function `marts.table_as_of(table_schema,
     table_name, position_or_ts)` (same rows as the table_as_of macro, every source and
-    capture), kept in the metastore, for `logmart query` and any Spark SQL client.
+    log stream), kept in the metastore, for `logmart query` and any Spark SQL client.
 -#}
 {% macro create_table_as_of_function() -%}
     create or replace function {{ this.schema }}.table_as_of(
@@ -71,6 +75,7 @@
     )
     returns table (
         source_system string,
+        log_stream string,
         capture string,
         table_schema string,
         table_name string,
@@ -86,6 +91,7 @@
     return
         select
             source_system,
+            log_stream,
             capture,
             table_schema,
             table_name,

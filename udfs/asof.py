@@ -18,16 +18,17 @@ def as_of(
     table: str,
     point: str,
     source_system: str | None = None,
-    capture: str | None = None,
+    log_stream: str | None = None,
 ) -> tuple[list[str], Iterator[list[Any]]]:
     """Column names and rows (one value per column, in the table's column order) of `table`
-    ('SCHEMA.TABLE') as of `point`, a commit position or a timestamp text."""
+    ('SCHEMA.TABLE') as of `point`, a commit position or a timestamp text, over the whole
+    log stream (every capture of it)."""
     schema, _, name = table.rpartition(".")
     if not schema or not name:
         raise LogmartError(f"--table {table!r}: give the table as SCHEMA.TABLE")
-    source_system, capture = _logs(spark, schema, name, source_system, capture)
+    source_system, log_stream = _logs(spark, schema, name, source_system, log_stream)
     call = f"marts.table_as_of({sql_string(schema)}, {sql_string(name)}, {sql_string(point)})"
-    where = f"source_system = {sql_string(source_system)} and capture = {sql_string(capture)}"
+    where = f"source_system = {sql_string(source_system)} and log_stream = {sql_string(log_stream)}"
     columns = [
         row.col_name
         for row in spark.sql(
@@ -44,24 +45,26 @@ def as_of(
 
 
 def _logs(
-    spark: Any, schema: str, name: str, source_system: str | None, capture: str | None
+    spark: Any, schema: str, name: str, source_system: str | None, log_stream: str | None
 ) -> tuple[str, str]:
-    """The one (source system, capture) whose history holds the table."""
+    """The one (source system, log stream) whose history holds the table."""
     conditions = [f"table_schema = {sql_string(schema)}", f"table_name = {sql_string(name)}"]
     if source_system is not None:
         conditions.append(f"source_system = {sql_string(source_system)}")
-    if capture is not None:
-        conditions.append(f"capture = {sql_string(capture)}")
+    if log_stream is not None:
+        conditions.append(f"log_stream = {sql_string(log_stream)}")
     found = spark.sql(
-        "select distinct source_system, capture from marts.fct_row_history "
-        f"where {' and '.join(conditions)} order by source_system, capture"
+        "select distinct source_system, log_stream from marts.fct_row_history "
+        f"where {' and '.join(conditions)} order by source_system, log_stream"
     ).collect()
     if not found:
         raise LogmartError(
             f"no committed change of {schema}.{name} in marts.fct_row_history"
-            + (" with that --source/--capture" if source_system or capture else "")
+            + (" with that --source/--stream" if source_system or log_stream else "")
         )
     if len(found) > 1:
-        logs = ", ".join(f"--source {row.source_system} --capture {row.capture}" for row in found)
-        raise LogmartError(f"{schema}.{name} is in more than one log; choose one with {logs}")
-    return found[0].source_system, found[0].capture
+        logs = ", ".join(f"--source {row.source_system} --stream {row.log_stream}" for row in found)
+        raise LogmartError(
+            f"{schema}.{name} is in more than one log stream; choose one with {logs}"
+        )
+    return found[0].source_system, found[0].log_stream

@@ -1,9 +1,10 @@
 """UNDO and REDO scripts from ``marts.fct_change_sql`` (``logmart sql undo|redo``).
 
-A script is the statements of the chosen committed changes of one source system and capture
-(one database's log): REDO in commit order, UNDO in the reverse order, each transaction under
-a comment line, a change without a statement as a comment saying why. Nothing is committed:
-the script ends with a reminder to review it and COMMIT.
+A script is the statements of the chosen committed changes of one source system and log
+stream (one database's log, every capture of it: a transaction split by a cut between two
+captures is one transaction): REDO in commit order, UNDO in the reverse order, each
+transaction under a comment line, a change without a statement as a comment saying why.
+Nothing is committed: the script ends with a reminder to review it and COMMIT.
 """
 
 from __future__ import annotations
@@ -21,13 +22,13 @@ TABLE = "marts.fct_change_sql"
 @dataclass(frozen=True)
 class Selection:
     """Which committed changes: one transaction, or every one committed since a time or from
-    a commit position; narrowed to one source system and capture."""
+    a commit position; narrowed to one source system and log stream."""
 
     transaction: str | None = None
     since: dt.datetime | None = None
     from_position: str | None = None
     source_system: str | None = None
-    capture: str | None = None
+    log_stream: str | None = None
 
     def where(self) -> str:
         conditions = []
@@ -39,8 +40,8 @@ class Selection:
             conditions.append(f"commit_position >= {sql_string(self.from_position)}")
         if self.source_system is not None:
             conditions.append(f"source_system = {sql_string(self.source_system)}")
-        if self.capture is not None:
-            conditions.append(f"capture = {sql_string(self.capture)}")
+        if self.log_stream is not None:
+            conditions.append(f"log_stream = {sql_string(self.log_stream)}")
         return " and ".join(conditions) or "true"
 
     def describe(self) -> str:
@@ -56,15 +57,35 @@ def sql_string(text: str) -> str:
     return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
-def _one_log(spark: Any, selection: Selection) -> tuple[str, str, str, int, int, list[str]]:
-    """The source system, capture and dialect the selection is in (exactly one), the number of
-    changes and transactions, and the distinct warnings of their statements."""
+def log_stream_of(capture: str) -> str:
+    """The log stream a capture folder is part of: its first folder (README, Sources)."""
+    return capture.split("/", 1)[0]
+
+
+@dataclass(frozen=True)
+class Log:
+    """The one log a selection is in, and what the selection holds there."""
+
+    source_system: str
+    log_stream: str
+    captures: list[str]
+    dialect: str
+    changes: int
+    transactions: int
+    warnings: list[str]
+
+
+def _one_log(spark: Any, selection: Selection) -> Log:
+    """The source system and log stream the selection is in (exactly one), its captures and
+    dialect, the number of changes and transactions, and the distinct warnings of their
+    statements."""
     found = spark.sql(
-        "select source_system, capture, first(sql_dialect) as sql_dialect, "
+        "select source_system, log_stream, array_sort(collect_set(capture)) as captures, "
+        "first(sql_dialect) as sql_dialect, "
         "count(*) as changes, count(distinct transaction_id) as transactions, "
         "array_sort(array_distinct(flatten(collect_list(statement_warnings)))) as warnings "
-        f"from {TABLE} where {selection.where()} group by source_system, capture "
-        "order by source_system, capture"
+        f"from {TABLE} where {selection.where()} group by source_system, log_stream "
+        "order by source_system, log_stream"
     ).collect()
     if not found:
         hint = ""
@@ -72,14 +93,15 @@ def _one_log(spark: Any, selection: Selection) -> tuple[str, str, str, int, int,
             hint = " (sources that log no commit times, like solidDB, need --from-position)"
         raise LogmartError(f"no committed change in {selection.describe()}{hint}")
     if len(found) > 1:
-        logs = ", ".join(f"--source {row.source_system} --capture {row.capture}" for row in found)
+        logs = ", ".join(f"--source {row.source_system} --stream {row.log_stream}" for row in found)
         raise LogmartError(
-            f"{selection.describe()} is in more than one log; choose one with {logs}"
+            f"{selection.describe()} is in more than one log stream; choose one with {logs}"
         )
     row = found[0]
-    return (
+    return Log(
         row.source_system,
-        row.capture,
+        row.log_stream,
+        list(row.captures),
         row.sql_dialect,
         row.changes,
         row.transactions,
@@ -91,9 +113,13 @@ def write_script(spark: Any, direction: str, selection: Selection, out: TextIO) 
     """Write the UNDO or REDO script of `selection` to `out`; returns the number of changes."""
     if direction not in ("undo", "redo"):
         raise ValueError(direction)
-    source, capture, dialect, changes, transactions, warnings = _one_log(spark, selection)
+    log = _one_log(spark, selection)
     narrowed = Selection(
-        selection.transaction, selection.since, selection.from_position, source, capture
+        selection.transaction,
+        selection.since,
+        selection.from_position,
+        log.source_system,
+        log.log_stream,
     )
     order = "asc" if direction == "redo" else "desc"
     rows = spark.sql(
@@ -104,16 +130,17 @@ def write_script(spark: Any, direction: str, selection: Selection, out: TextIO) 
     ).toLocalIterator()
     what = "backs out" if direction == "undo" else "applies again"
     out.write(
-        f"-- logmart {direction.upper()} script ({dialect}): {what} {changes} change(s) of "
-        f"{transactions} transaction(s), {selection.describe()}\n"
-        f"-- source {source}, capture {capture}; from {TABLE}\n"
+        f"-- logmart {direction.upper()} script ({log.dialect}): {what} {log.changes} change(s) "
+        f"of {log.transactions} transaction(s), {selection.describe()}\n"
+        f"-- source {log.source_system}, log stream {log.log_stream} (capture(s) "
+        f"{', '.join(log.captures)}); from {TABLE}\n"
     )
-    for warning in warnings:
+    for warning in log.warnings:
         out.write(f"-- note: {warning}\n")
     for line in _statements(rows, direction):
         out.write(line + "\n")
     out.write("-- end: review the statements above, then COMMIT (or ROLLBACK)\n")
-    return changes
+    return log.changes
 
 
 def _statements(rows: Iterator[Any], direction: str) -> Iterator[str]:

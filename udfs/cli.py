@@ -6,9 +6,9 @@
     logmart generate {db2zos,db2luw,soliddb} --out DIR [--transactions N] [--seed N]
     logmart demo [--raw DIR] [--warehouse DIR]
     logmart sql {undo,redo} (--transaction ID | --since TS | --from-position P)
-        [--source S] [--capture C] [--warehouse DIR]
-    logmart asof --table SCHEMA.TABLE (--position P | --ts TS) [--source S] [--capture C]
-        [--format table|csv|json] [--warehouse DIR]
+        [--source S] [--stream S | --capture C] [--warehouse DIR]
+    logmart asof --table SCHEMA.TABLE (--position P | --ts TS) [--source S]
+        [--stream S | --capture C] [--format table|csv|json] [--warehouse DIR]
     logmart export debezium --out DIR [--source S] [--capture C] [--warehouse DIR]
     logmart serve [--host HOST] [--port PORT] [--warehouse DIR]
     logmart report --out FILE.html [--warehouse DIR]
@@ -497,7 +497,7 @@ def cmd_sql(args: argparse.Namespace) -> int:
     from udfs.change_sql import Selection, write_script
 
     selection = Selection(
-        args.transaction, args.since, args.from_position, args.source, args.capture
+        args.transaction, args.since, args.from_position, args.source, _stream(args)
     )
     with _session(args.warehouse) as spark:
         write_script(spark, args.direction, selection, sys.stdout)
@@ -513,7 +513,7 @@ def cmd_asof(args: argparse.Namespace) -> int:
     point = args.position if args.position is not None else args.ts.isoformat(" ")
     with _session(args.warehouse) as spark:
         try:
-            columns, rows = as_of(spark, args.table, point, args.source, args.capture)
+            columns, rows = as_of(spark, args.table, point, args.source, _stream(args))
             if args.format == "json":
                 write_json_lines(columns, rows, sys.stdout)
             elif args.format == "csv":
@@ -581,6 +581,27 @@ def _timestamp(text: str) -> dt.datetime:
 def _add_log_choice(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--source", choices=sorted(GENERATORS), help="source system")
     parser.add_argument("--capture", help="capture (extract) folder name")
+
+
+def _add_stream_choice(parser: argparse.ArgumentParser) -> None:
+    """--source and the log stream: the captures of one database's log are one log."""
+    parser.add_argument("--source", choices=sorted(GENERATORS), help="source system")
+    stream = parser.add_mutually_exclusive_group()
+    stream.add_argument(
+        "--stream",
+        help="log stream: the first folder under the source's raw folder (every capture in it)",
+    )
+    stream.add_argument(
+        "--capture", help="a capture folder (e.g. PROD/c02): chooses the log stream holding it"
+    )
+
+
+def _stream(args: argparse.Namespace) -> str | None:
+    from udfs.change_sql import log_stream_of
+
+    if args.capture is not None:
+        return log_stream_of(args.capture)
+    return args.stream
 
 
 # ---------------------------------------------------------------------------------------------
@@ -694,7 +715,8 @@ def build_parser() -> argparse.ArgumentParser:
         "sql",
         help="print UNDO or REDO SQL of committed changes (marts.fct_change_sql)",
         description="UNDO backs the changes out in reverse commit order; REDO applies them "
-        "again in commit order. The script is for one log (source and capture).",
+        "again in commit order. The script is for one log: a source and log stream, every "
+        "capture of it (a transaction split between two captures is one transaction).",
     )
     sql.add_argument("direction", choices=["undo", "redo"])
     which = sql.add_mutually_exclusive_group(required=True)
@@ -705,7 +727,7 @@ def build_parser() -> argparse.ArgumentParser:
     which.add_argument(
         "--from-position", help="every transaction committed at or after this commit position"
     )
-    _add_log_choice(sql)
+    _add_stream_choice(sql)
     _add_warehouse(sql)
     sql.set_defaults(run=cmd_sql)
 
@@ -718,7 +740,7 @@ def build_parser() -> argparse.ArgumentParser:
     point.add_argument(
         "--ts", type=_timestamp, help="time YYYY-MM-DD[ HH:MM:SS[.ffffff]] (by commit time)"
     )
-    _add_log_choice(asof)
+    _add_stream_choice(asof)
     asof.add_argument("--format", choices=["table", "csv", "json"], default="table")
     _add_warehouse(asof)
     asof.set_defaults(run=cmd_asof)

@@ -294,10 +294,11 @@ def ddl_chart(q: Callable[[str], list[dict]]) -> Chart:
 
 
 def ddl_rows(spark: Any) -> list[list[Any]]:
-    """The first rows of every capture's DDL timeline (marts.rpt_ddl_timeline)."""
+    """The first rows of every log stream's DDL timeline (marts.rpt_ddl_timeline)."""
     return [
         [
             r.source_system,
+            r.log_stream,
             r.capture,
             r.timeline_seq,
             r.happened_ts,
@@ -308,7 +309,7 @@ def ddl_rows(spark: Any) -> list[list[Any]]:
         ]
         for r in spark.sql(
             "select * from marts.rpt_ddl_timeline "
-            "order by source_system, capture, timeline_seq "
+            "order by source_system, log_stream, timeline_seq "
             f"limit {MAX_TIMELINE_ROWS}"
         ).collect()
     ]
@@ -319,14 +320,14 @@ def build(spark: Any) -> str:
     summary = spark.sql(
         "select count(distinct source_system) as sources, count(distinct source_system, "
         "capture) as captures, count(*) as changes, "
-        "count(distinct source_system, capture, transaction_id) as transactions "
+        "count(distinct source_system, log_stream, transaction_id) as transactions "
         "from marts.fct_changes"
     ).first()
     quarantined = spark.sql("select count(*) as n from marts.quarantine").first().n
     open_rows = [
         [
             r.source_system,
-            r.capture,
+            r.log_stream,
             r.transaction_id,
             r.begin_ts,
             r.open_seconds,
@@ -336,14 +337,14 @@ def build(spark: Any) -> str:
         ]
         for r in spark.sql(
             "select * from marts.rpt_open_transactions "
-            "order by open_seconds desc nulls last, source_system, capture, transaction_id "
+            "order by open_seconds desc nulls last, source_system, log_stream, transaction_id "
             "limit 50"
         ).collect()
     ]
     top_rows = [
         [
             r.source_system,
-            r.capture,
+            r.log_stream,
             f"{r.table_schema}.{r.table_name}",
             r.row_key,
             r.version_count,
@@ -366,10 +367,10 @@ def build(spark: Any) -> str:
         quarantined=quarantined,
         figures=figures,
         open_table=table(
-            "Transactions open at the end of each capture",
+            "Transactions open at the end of each log stream",
             [
                 "source",
-                "capture",
+                "stream",
                 "transaction",
                 "began",
                 "open (s)",
@@ -378,17 +379,27 @@ def build(spark: Any) -> str:
                 "authid",
             ],
             open_rows,
-            "No transaction was open at the end of a capture.",
+            "No transaction was open at the end of a log stream.",
         ),
         ddl_table=table(
-            "DDL timeline (schema changes in log order, per capture)",
-            ["source", "capture", "#", "when", "table or object", "kind", "outcome", "statement"],
+            "DDL timeline (schema changes in log order, per log stream)",
+            [
+                "source",
+                "stream",
+                "capture",
+                "#",
+                "when",
+                "table or object",
+                "kind",
+                "outcome",
+                "statement",
+            ],
             ddl_rows(spark),
             "No schema changes in the logs.",
         ),
         top_table=table(
             "Most changed rows (top 3 per table)",
-            ["source", "capture", "table", "row key", "versions", "last change"],
+            ["source", "stream", "table", "row key", "versions", "last change"],
             top_rows,
             "No committed row changes.",
         ),

@@ -126,6 +126,7 @@ described as (
     select
         change_id,
         source_system,
+        log_stream,
         capture,
         table_schema,
         table_name,

@@ -1,7 +1,9 @@
 {{ config(post_hook="{{ create_table_as_of_function() }}") }}
 -- One row per version of a table row (SCD type 2), every source: the row's values and the
 -- commit positions (and times) between which they were the row's values. Built from the
--- committed changes of fct_changes, one table of one capture at a time, in commit order.
+-- committed changes of fct_changes, one table of one log stream at a time, in the stream's
+-- commit order across its captures: a row inserted in one capture and updated in the next has
+-- one history (`capture` says which capture's change opened each version).
 -- A row is known by its key values (fct_changes.key_columns), or by a hash of all its
 -- values when the table has no key (identical rows are then told apart by `occurrence`).
 -- An update closes the version of its before image and opens one for its after image; a
@@ -26,7 +28,7 @@ change_orders as (
         sum(if(operation = 'truncate', 1, 0)) over table_order as epoch
     from committed_changes
     window table_order as (
-        partition by source_system, capture, table_schema, table_name
+        partition by source_system, log_stream, table_schema, table_name
         order by commit_position, transaction_id, change_seq
         rows between unbounded preceding and current row
     )
@@ -46,7 +48,7 @@ truncates as (
     -- a truncate ends the epoch before it
     select
         source_system,
-        capture,
+        log_stream,
         table_schema,
         table_name,
         epoch - 1 as ended_epoch,
@@ -59,7 +61,7 @@ truncates as (
 
 events as (
     -- a row leaves (the before image of an update or delete), then arrives (the after image
-    -- of an insert or update); an update whose before image is not in the capture replaces
+    -- of an insert or update); an update whose before image is not in the log replaces
     -- the row with the same key
     select
         *,
@@ -114,7 +116,7 @@ counted as (
     select
         *,
         sum(copy_delta) over (
-            partition by source_system, capture, table_schema, table_name, row_key, epoch
+            partition by source_system, log_stream, table_schema, table_name, row_key, epoch
             order by change_order, event_step
             rows between unbounded preceding and current row
         ) as live_after
@@ -129,7 +131,7 @@ numbered as (
         live_after - least(
             0,
             min(live_after) over (
-                partition by source_system, capture, table_schema, table_name, row_key, epoch
+                partition by source_system, log_stream, table_schema, table_name, row_key, epoch
             )
         ) as copies_after
     from counted
@@ -153,7 +155,7 @@ sequenced as (
         lead(operation) over copy_events as next_operation
     from occurrences
     window copy_events as (
-        partition by source_system, capture, table_schema, table_name, row_key, epoch, occurrence
+        partition by source_system, log_stream, table_schema, table_name, row_key, epoch, occurrence
         order by change_order, event_step
     )
 ),
@@ -162,6 +164,7 @@ versions as (
     -- opened in the log
     select
         source_system,
+        log_stream,
         capture,
         table_schema,
         table_name,
@@ -185,6 +188,7 @@ versions as (
     -- there before the log began: first seen leaving
     select
         source_system,
+        log_stream,
         capture,
         table_schema,
         table_name,
@@ -212,6 +216,7 @@ closed as (
             versions.valid_from_change_id, concat('before-log:', versions.next_change_id)
         ) as version_id,
         versions.source_system,
+        versions.log_stream,
         versions.capture,
         versions.table_schema,
         versions.table_name,
@@ -241,7 +246,7 @@ closed as (
     left join truncates
         on
             versions.source_system = truncates.source_system
-            and versions.capture = truncates.capture
+            and versions.log_stream = truncates.log_stream
             and versions.table_schema <=> truncates.table_schema
             and versions.table_name = truncates.table_name
             and versions.epoch = truncates.ended_epoch

@@ -12,6 +12,7 @@ schema_changes as (
         select
             schema_change_id,
             source_system,
+            {{ log_stream('capture') }} as log_stream,
             capture,
             table_schema,
             table_name,

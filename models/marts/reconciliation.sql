@@ -2,7 +2,8 @@
 -- found in an output (a control record, a row change, a catalog event), independently of the
 -- raw count, so a record lost on the way breaks the equation (and the dbt test). `problem`
 -- says what is wrong with the file or its capture as a whole (a file the capture lacks, a
--- file no record could be read from), which no record can carry.
+-- file no record could be read from), which no record can carry; a copy of another file
+-- (`duplicate_of`) reads no record of its own and is not a problem.
 with
 
 files as (
@@ -133,6 +134,7 @@ reconciled as (
         files.source_file,
         files.file_kind,
         files.size_bytes,
+        files.duplicate_of,
         coalesce(records_read.records_read, 0) as records_read,
         coalesce(accounted.records_decoded, 0) as records_decoded,
         coalesce(accounted.records_quarantined, 0) as records_quarantined
@@ -153,6 +155,8 @@ problems as (
         case
             when reconciled.file_kind in ('ignored', 'other')
                 then 'not read: logmart reads only the files docs/operations.md lists here'
+            -- a byte-for-byte copy is read once, from the file it copies: not a problem
+            when reconciled.duplicate_of is not null then null
             when
                 reconciled.records_read = 0
                 and reconciled.size_bytes > 0

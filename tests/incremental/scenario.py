@@ -25,6 +25,7 @@ from pyspark.sql import SparkSession
 LOGMASTER = ("DB2P/LOGM.EXTRACT1", "DB2P/LOGM.EXTRACT2")
 DB2LUW = ("SAMPLE/c1", "SAMPLE/c2")
 SOLIDDB = ("PROD/c1", "PROD/c2")
+CAPTURES = {"db2zos": LOGMASTER, "db2luw": DB2LUW, "soliddb": SOLIDDB}
 TRANSACTIONS = 40
 SEED = 11
 
@@ -114,12 +115,63 @@ def snapshot(spark: SparkSession, load: dict[str, Any], seconds: float) -> dict[
             "models": models, "marts": marts}  # fmt: skip
 
 
+def stream_tools(spark: SparkSession, generated: dict[str, Any]) -> dict[str, Any]:
+    """What a user gets from `logmart sql` and `logmart asof` over each source's two-capture
+    stream: the REDO statements of the whole stream in commit order (per transaction), the
+    UNDO and REDO scripts of each committed transaction the cut splits, and each table as of
+    the stream's last commit."""
+    import io
+
+    from udfs.asof import as_of
+    from udfs.change_sql import Selection, write_script
+
+    found: dict[str, Any] = {}
+    for system, captures in CAPTURES.items():
+        stream = captures[0].split("/")[0]
+        where = f"source_system = '{system}' and log_stream = '{stream}'"
+        redo = _rows(spark, "select transaction_id, commit_position, "
+                            "concat(table_schema, '.', table_name) as table_name, "
+                            f"redo_sql from marts.fct_change_sql where {where} "
+                            "order by commit_position, transaction_id, change_seq")  # fmt: skip
+        types = {}
+        for row in _rows(spark, "select concat(table_schema, '.', table_name) as name, "
+                                f"column_types from marts.fct_changes where {where} "
+                                "and column_types is not null "
+                                "order by commit_position, change_seq"):  # fmt: skip
+            types[row["name"]] = row["column_types"]
+        scripts = {}
+        for truth_id, truth in generated[system]["split"]["open_transactions"].items():
+            if truth["disposition"] != "committed":
+                continue
+            sql = (
+                "select distinct transaction_id from marts.fct_changes "
+                f"where {where} and upper(transaction_id) = '{truth_id}'"
+            )
+            (txn,) = _rows(spark, sql)
+            scripts[truth_id] = {"transaction_id": txn["transaction_id"]}
+            for direction in ("undo", "redo"):
+                out = io.StringIO()
+                # no --source/--stream: a transaction id alone finds its one stream
+                write_script(spark, direction, Selection(transaction=txn["transaction_id"]), out)
+                scripts[truth_id][direction] = out.getvalue()
+        last = max(r["commit_position"] for r in redo)
+        tables = sorted({r["table_name"] for r in redo})
+        asof = {}
+        for table in tables:
+            columns, rows = as_of(spark, table, last, system, stream)
+            asof[table] = [dict(zip(columns, row, strict=True)) for row in rows]
+        found[system] = {"stream": stream, "redo": redo, "types": types, "scripts": scripts,
+                         "last_position": last, "asof": asof}  # fmt: skip
+    return found
+
+
 def main(work: Path) -> None:
     from udfs.pipeline import build
     from udfs.session import spark_session
+    from udfs.strict import first_problem
 
     stage, raw, warehouse = work / "stage", work / "raw", work / "warehouse"
-    result: dict[str, Any] = {"generated": generate(stage), "builds": {}}
+    result: dict[str, Any] = {"generated": generate(stage), "builds": {}, "stage": str(stage)}
     copy_captures(stage, raw, 0)
     with spark_session(warehouse, app_name="logmart-incremental") as spark:
 
@@ -128,7 +180,8 @@ def main(work: Path) -> None:
             summary = build(spark, raw, warehouse, full_refresh=full_refresh, dbt_args=dbt_args)
             seconds = time.monotonic() - started
             result["builds"][label] = {**snapshot(spark, summary["load"], seconds),
-                                       "dbt": summary["dbt"]}  # fmt: skip
+                                       "dbt": summary["dbt"],
+                                       "strict": first_problem(spark)}  # fmt: skip
 
         run("first", dbt_args=NO_TESTS)
         copy_captures(stage, raw, 1)
@@ -136,6 +189,7 @@ def main(work: Path) -> None:
             shutil.copyfile(raw / original, raw / copy)
         run("second", dbt_args=NO_TESTS)
         run("again", dbt_args=NO_TESTS)
+        result["streams"] = stream_tools(spark, result["generated"])
         # every data test runs here (dbt's unit tests test the SQL: the demo build runs them)
         run("scratch", full_refresh=True, dbt_args=NO_UNIT_TESTS)
     (work / "result.json").write_text(json.dumps(result, sort_keys=True, default=str))

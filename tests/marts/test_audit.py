@@ -69,7 +69,7 @@ def test_open_and_aborted_transactions_are_the_generators(spark, demo, source_sy
 
 def test_top_changed_rows_rank_by_versions(spark, demo):
     rows = spark.sql(
-        "select source_system, capture, table_schema, table_name, row_key, version_count, "
+        "select source_system, log_stream, table_schema, table_name, row_key, version_count, "
         "rank_in_table from marts.rpt_top_changed_rows"
     ).collect()
     assert rows
@@ -77,7 +77,7 @@ def test_top_changed_rows_rank_by_versions(spark, demo):
         versions = one(
             spark,
             "select count(*) as n from marts.fct_row_history "
-            f"where source_system = '{row.source_system}' and capture = '{row.capture}' "
+            f"where source_system = '{row.source_system}' and log_stream = '{row.log_stream}' "
             f"and table_name = '{row.table_name}' and row_key = '{row.row_key}' "
             "and valid_from_change_id is not null",
         ).n
@@ -86,7 +86,7 @@ def test_top_changed_rows_rank_by_versions(spark, demo):
             most = one(
                 spark,
                 "select max(n) as n from (select count(*) as n from marts.fct_row_history "
-                f"where source_system = '{row.source_system}' and capture = '{row.capture}' "
+                f"where source_system = '{row.source_system}' and log_stream = '{row.log_stream}' "
                 f"and table_name = '{row.table_name}' and valid_from_change_id is not null "
                 "group by row_key)",
             ).n
@@ -98,14 +98,14 @@ def test_ddl_timeline_lists_every_schema_change_in_log_order(spark, demo):
     assert changes > 0
     assert count(spark, "select count(*) from marts.rpt_ddl_timeline") == changes
     rows = spark.sql(
-        "select source_system, capture, timeline_seq, log_position, happened_ts "
-        "from marts.rpt_ddl_timeline order by source_system, capture, timeline_seq"
+        "select source_system, log_stream, timeline_seq, log_position, happened_ts "
+        "from marts.rpt_ddl_timeline order by source_system, log_stream, timeline_seq"
     ).collect()
     last: dict[tuple, tuple] = {}
     for r in rows:
-        seq, position = last.get((r.source_system, r.capture), (0, ""))
+        seq, position = last.get((r.source_system, r.log_stream), (0, ""))
         assert r.timeline_seq == seq + 1 and r.log_position >= position
-        last[(r.source_system, r.capture)] = (r.timeline_seq, r.log_position)
+        last[(r.source_system, r.log_stream)] = (r.timeline_seq, r.log_position)
     timed = {r.source_system for r in rows if r.happened_ts is not None}
     assert timed == {"db2zos", "db2luw"}  # solidDB logs no times
 

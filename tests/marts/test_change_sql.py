@@ -128,4 +128,4 @@ def test_sql_command_errors_are_one_line(demo, capsys):
     assert code == 2 and err.startswith("logmart: no committed change in transaction")
     code = cli.main(["sql", "undo", "--since", "2000-01-01", "--warehouse", str(demo.warehouse)])
     err = capsys.readouterr().err
-    assert code == 2 and "more than one log; choose one with --source" in err
+    assert code == 2 and "more than one log stream; choose one with --source" in err

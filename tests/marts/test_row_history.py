@@ -155,13 +155,13 @@ def test_asof_command_prints_the_rows(spark, demo, capsys):
     if (
         len(
             spark.sql(
-                "select distinct source_system, capture from marts.fct_row_history "
+                "select distinct source_system, log_stream from marts.fct_row_history "
                 "where table_schema = 'SALES' and table_name = 'ORDERS'"
             ).collect()
         )
         > 1
     ):
-        assert code == 2 and "more than one log; choose one with --source" in err
+        assert code == 2 and "more than one log stream; choose one with --source" in err
 
 
 def truth_columns(demo, source_system: str, name: str) -> list[dict]:

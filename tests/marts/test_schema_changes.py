@@ -211,6 +211,28 @@ def test_truncates_are_in_both_marts(spark, demo):
     assert {r.operation for r in rows} == {"truncate"}
 
 
+def test_every_schema_change_transaction_is_a_transaction(spark, demo):
+    """A transaction that changed no row (a CREATE TABLE and its initialize-table record) is a
+    row of fct_transactions too, with its DDL counted; no schema change points at nothing."""
+    per_transaction = spark.sql(
+        "select s.source_system, s.log_stream, s.transaction_id, count(*) as n, "
+        "max(s.transaction_disposition) as disposition, "
+        "max(t.schema_change_count) as schema_change_count, max(t.change_count) as changes, "
+        "max(t.disposition) as transaction_disposition, count(t.transaction_id) as found "
+        "from marts.fct_schema_changes as s left join marts.fct_transactions as t "
+        "on s.source_system = t.source_system and s.log_stream = t.log_stream "
+        "and s.transaction_id = t.transaction_id "
+        "where s.transaction_id is not null "
+        "group by s.source_system, s.log_stream, s.transaction_id"
+    ).collect()
+    assert per_transaction
+    assert [r for r in per_transaction if r.found != r.n] == []
+    assert [r for r in per_transaction if r.schema_change_count != r.n] == []
+    assert [r for r in per_transaction if r.transaction_disposition != r.disposition] == []
+    ddl_only = {r.source_system for r in per_transaction if r.changes == 0}
+    assert ddl_only == {"db2zos", "db2luw", "soliddb"}
+
+
 # --- schema as of any position ---------------------------------------------------------------
 
 

@@ -1,5 +1,6 @@
--- The DDL timeline of each capture, every source: its schema changes in log order, when they
--- happened (the event's own time, else its transaction's commit time; solidDB logs neither),
+-- The DDL timeline of each log stream (all its captures), every source: its schema changes
+-- in log order, when they happened (the event's own time, else its transaction's commit
+-- time; solidDB logs neither),
 -- what kind of change on which table or object, by whom, and whether it took effect (its
 -- transaction committed and it was not rolled back). What `logmart report` charts and lists.
 with
@@ -15,10 +16,11 @@ kinds as (
 timeline as (
     select
         schema_changes.source_system,
+        schema_changes.log_stream,
         schema_changes.capture,
         schema_changes.schema_change_id,
         row_number() over (
-            partition by schema_changes.source_system, schema_changes.capture
+            partition by schema_changes.source_system, schema_changes.log_stream
             order by
                 schema_changes.log_position, schema_changes.raw_file, schema_changes.raw_offset
         ) as timeline_seq,
