@@ -58,7 +58,7 @@ COLUMN_DESCRIPTOR = pa.struct(
 _BIG = (
     "lsn", "lfs", "lso_previous", "compensation_lso", "extra_lso", "commit_time_epoch",
     "first_page_of_the_block", "pool_page_number", "file_create_lsn", "alter_bit_mask",
-    "alter_bit_values", "index_root_page",
+    "alter_bit_values", "index_root_page", "statement_text_left", "statement_text_length",
 )  # fmt: skip
 _TEXT = ("record_type_name", "tid", "component", "function_name", "kind", "commit_time", "authid",
          "rid", "new_rid", "partition_action_name", "note")  # fmt: skip
@@ -73,6 +73,8 @@ _SPECIAL = {
     "attributes_on": pa.list_(pa.string()),
     "old_columns": pa.list_(COLUMN_DESCRIPTOR),
     "new_columns": pa.list_(COLUMN_DESCRIPTOR),
+    "ddl_entries": pa.list_(pa.struct([("entry_type", pa.int32()), ("entry_text", pa.string())])),
+    "statement_text": pa.binary(),
 }
 # decode_record's 'record_length' is the log record's own length: the contract's
 # record_length is the framed length (prefix included), so the header field is renamed.
