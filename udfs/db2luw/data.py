@@ -257,12 +257,32 @@ CATALOG_COLUMN_FIELDS = [
     ("colno", pa.int32()), ("typename", pa.string()), ("length", pa.int32()),
     ("scale", pa.int32()), ("nulls", pa.string()), ("compress", pa.string()),
     ("inline_length", pa.int32()), ("codepage", pa.int32()), ("keyseq", pa.int32()),
+    ("typeschema", pa.string()),  # optional: the distinct type's schema (interpretation 21)
+]  # fmt: skip
+CATALOG_DATAPARTITION_FIELDS = [
+    ("tabschema", pa.string()), ("tabname", pa.string()), ("datapartitionname", pa.string()),
+    ("datapartitionid", pa.int32()), ("tbspaceid", pa.int32()),
+    ("partitionobjectid", pa.int32()),
+]  # fmt: skip
+CATALOG_DATATYPE_FIELDS = [
+    ("typeschema", pa.string()), ("typename", pa.string()), ("sourceschema", pa.string()),
+    ("sourcename", pa.string()), ("metatype", pa.string()), ("length", pa.int32()),
+    ("scale", pa.int32()),
 ]  # fmt: skip
 CATALOG_FILES = {
     "tables.csv": (CATALOG_TABLE_FIELDS, ("TABSCHEMA", "TABNAME", "TBSPACEID", "TABLEID")),
     "columns.csv": (
         CATALOG_COLUMN_FIELDS,
         ("TABSCHEMA", "TABNAME", "COLNAME", "COLNO", "TYPENAME", "LENGTH", "SCALE", "NULLS"),
+    ),
+    # optional (docs/db2luw.md interpretation 21)
+    "datapartitions.csv": (
+        CATALOG_DATAPARTITION_FIELDS,
+        ("TABSCHEMA", "TABNAME", "TBSPACEID", "PARTITIONOBJECTID"),
+    ),
+    "datatypes.csv": (
+        CATALOG_DATATYPE_FIELDS,
+        ("TYPESCHEMA", "TYPENAME", "SOURCENAME", "LENGTH", "SCALE"),
     ),
 }
 CATALOG_SCHEMAS = {
