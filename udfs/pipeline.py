@@ -133,6 +133,20 @@ RAW_TABLES = [
         {"records": "catalog_columns"},
         kinds=frozenset({"catalog"}),
     ),
+    RawTable(
+        "db2luw_catalog_datapartitions",
+        "logmart_db2luw",
+        "db2luw",
+        {"records": "catalog_datapartitions"},
+        kinds=frozenset({"catalog"}),
+    ),
+    RawTable(
+        "db2luw_catalog_datatypes",
+        "logmart_db2luw",
+        "db2luw",
+        {"records": "catalog_datatypes"},
+        kinds=frozenset({"catalog"}),
+    ),
     # solidDB: SYS_LOG exports and catalog exports (code pages are dbt vars: soliddb_*_codec).
     RawTable(
         "soliddb_sys_log",

@@ -118,3 +118,23 @@ def initialize_table_body(bo: str, columns: list[bytes], ts: int = 2, table: int
 def undo_extension(bo: str, undo_next_lso: int = 0) -> bytes:
     """The 16 + 8 bytes a propagatable compensation record adds to the log manager header."""
     return struct.pack(bo + "H6sQ", 0, bytes(6), undo_next_lso) + struct.pack(bo + "Q", 0)
+
+
+def rds_statement_body(
+    bo: str,
+    piece: bytes,
+    left: int,
+    total: int,
+    entries: tuple[tuple[int, bytes], ...] = (),
+    function: int = 4,
+    operation: int = 2,
+    obj: int = 1,
+) -> bytes:
+    """Relation manager Table 3 (offsets after the 8-byte RDS header: 8 operation, 10 object,
+    12 options, 14 NumEntries, 16 the 4-byte entries), then the entry texts, u32 text left,
+    u32 text length and the text (docs/db2luw.md interpretation 20)."""
+    out = struct.pack(bo + "BBHHH", 11, function, 2, 7, 0)
+    out += struct.pack(bo + "HHHH", operation, obj, 0, len(entries))
+    out += b"".join(struct.pack(bo + "HH", kind, len(text)) for kind, text in entries)
+    out += b"".join(text for _, text in entries)
+    return out + struct.pack(bo + "II", left, total) + piece

@@ -16,7 +16,7 @@ from tests.db2luw.replay import (
     truth_tables,
 )
 from udfs.db2luw.generator import generate, generate_benchmark
-from udfs.db2luw.records import decode_record, iter_log_records
+from udfs.db2luw.records import ddl_statements, decode_record, iter_log_records
 from udfs.db2luw.rows import decode_row, read_catalog
 
 
@@ -157,3 +157,21 @@ def test_a_split_log_is_two_captures_of_one_stream_cut_inside_a_committed_transa
     assert set(truth_tables(tmp_path)) <= {
         layout.qualified_name for layout in read_catalog(second / "catalog").values()
     }
+
+
+@pytest.mark.parametrize("byteorder", ["little", "big"])
+def test_generated_ddl_statements_decode_to_their_truth(tmp_path, byteorder):
+    summary = generate(tmp_path, transactions=60, seed=3, byteorder=byteorder)
+    records = read_capture(tmp_path / "db2luw" / "capture01", "filter", byteorder)
+    truth = json.loads((tmp_path / "truth" / "db2luw" / "ddl_statements.json").read_text())
+    decoded = ddl_statements(records)
+    assert [(s.tid, s.lsn, s.text, len(s.lsns)) for s in decoded] == [
+        (t["tid"], t["lsn"], t["text"], t["pieces"]) for t in sorted(truth, key=lambda t: t["lsn"])
+    ]
+    assert all(s.complete for s in decoded)
+    assert any(len(s.lsns) > 1 for s in decoded)  # a CREATE TABLE longer than one record
+    assert {s.text.split()[0] for s in decoded} == {"CREATE", "ALTER", "DROP", "TRUNCATE"}
+    kinds = summary["record_kinds"]
+    assert kinds["ddl_statement"] == sum(t["pieces"] for t in truth)
+    assert kinds["undo_ddl_statement"] > 0  # the rolled-back DROP TABLE LOADS
+    assert any(r["kind"] == "undo_ddl_statement" for r in records)

@@ -90,6 +90,19 @@ def cases(byteorder: str) -> list[tuple[str, bytes, dict, int | None]]:
         ("rds_log_record_header", struct.pack(bo + "BBHHH", 11, 4, 2, 7, 1),
          {"component_identifier": 11, "function_identifier": 4, "table_space_identifier": 2,
           "table_identifier": 7, "flags": 1}, 8),
+        ("ddl_stmt_record_entry", struct.pack(bo + "HH", 1, 6),
+         {"entry_type": 1, "entry_length": 6}, 4),
+        ("ddl_statement",  # Relation manager Table 3: fixed part, 2 entries, their texts,
+         # text left, text length, then the text (interpretation 20 of docs/db2luw.md)
+         struct.pack(bo + "BBHHH", 11, 4, 2, 7, 0) + struct.pack(bo + "HHHH", 1, 1, 0, 2)
+         + struct.pack(bo + "HHHH", 1, 5, 3, 3) + b"SALESBOB"
+         + struct.pack(bo + "II", 14, 14) + b"DROP TABLE T1X",
+         {"log_header": {"component_identifier": 11, "function_identifier": 4,
+                         "table_space_identifier": 2, "table_identifier": 7, "flags": 0},
+          "operation_identifier": 1, "object_identifier": 1, "options": 0, "num_entries": 2,
+          "entries": [{"entry_type": 1, "entry_length": 5}, {"entry_type": 3, "entry_length": 3}],
+          "entry_text": [b"SALES", b"BOB"], "ddl_statement_text_left": 14,
+          "ddl_statement_text_length": 14, "ddl_statement_text": b"DROP TABLE T1X"}, None),
         ("record_header", struct.pack(bo + "BBH", 0, 0, 466),
          {"record_type": 0, "reserved": 0, "record_length": 466}, 4),
         ("formatted_user_data_header", struct.pack(bo + "BBH", 1, 0, 152),

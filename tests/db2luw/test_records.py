@@ -12,6 +12,8 @@ from udfs.db2luw.records import (
     DMS_FUNCTIONS,
     DOM_FUNCTIONS,
     RECORD_KEYS,
+    DdlStatement,
+    ddl_statements,
     decode_record,
     iter_log_records,
 )
@@ -359,3 +361,82 @@ def test_truncated_buffer_is_reported():
     data = framed("<", [h.record("<", h.dms("<", 211), lsn=5)], "filter")
     with pytest.raises(DecodeError, match="too few"):
         list(iter_log_records(data + bytes(20), "filter", "little"))
+
+
+# --- RDS DDL statement records (Relation manager Table 3; docs/db2luw.md interpretation 20) ---
+
+
+@pytest.mark.parametrize("byteorder", BYTE_ORDERS)
+def test_ddl_statement_record_gives_its_text_entries_and_identifiers(byteorder):
+    bo = h.order(byteorder)
+    text = b"ALTER TABLE SALES.ACCOUNTS ADD COLUMN TIER CHAR(1)"
+    body = h.rds_statement_body(bo, text, len(text), len(text),
+                                entries=((1, b"SALES"), (3, b"BOB ")))  # fmt: skip
+    # by hand: the statement text starts after 16 + 2 * 4 + 5 + 4 + 8 bytes
+    assert body[16 + 8 + 9 + 8 :] == text
+    out = decode_record(h.record(bo, body, lsn=5000), byteorder)
+    assert (out["component"], out["function_name"], out["kind"]) == (
+        "rds", "ddl_statement", "ddl_statement")  # fmt: skip
+    assert (out["table_space_identifier"], out["table_identifier"], out["rds_flags"]) == (2, 7, 0)
+    assert (out["ddl_operation_identifier"], out["ddl_object_identifier"], out["ddl_options"]) == (
+        2, 1, 0)  # fmt: skip
+    assert out["ddl_entries"] == [{"entry_type": 1, "entry_text": "SALES"},
+                                  {"entry_type": 3, "entry_text": "BOB"}]  # fmt: skip
+    assert (out["statement_text_left"], out["statement_text_length"]) == (len(text), len(text))
+    assert out["statement_text"] == text and out["payload"] is None
+    (statement,) = ddl_statements([out])
+    assert statement == DdlStatement(out["tid"], 5000, text.decode(), True, (5000,))
+
+
+def test_a_statement_split_over_records_is_put_back_together_before_decoding():
+    bo = "<"
+    text = "CREATE TABLE S.T (NAME VARCHAR(10) DEFAULT 'Zürich')".encode()
+    cut = text.index("ü".encode()) + 1  # the two bytes of ü fall in two records
+    first = h.rds_statement_body(bo, text[:cut], len(text), len(text), entries=((1, b"S"),))
+    second = h.rds_statement_body(bo, text[cut:], len(text) - cut, len(text))
+    other = h.rds_statement_body(bo, b"DROP TABLE X", 12, 12)
+    records = [
+        decode_record(h.record(bo, second, lsn=30)),
+        decode_record(h.record(bo, other, lsn=20, tid=bytes.fromhex("000000000099"))),
+        decode_record(h.record(bo, first, lsn=10)),
+    ]
+    assert records[0]["statement_text"] == text[cut:]
+    statements = ddl_statements(records)
+    assert [(s.lsn, s.text, s.complete, s.lsns) for s in statements] == [
+        (10, text.decode(), True, (10, 30)),
+        (20, "DROP TABLE X", True, (20,)),
+    ]
+
+
+def test_a_statement_missing_a_piece_has_no_text():
+    bo = "<"
+    piece = h.rds_statement_body(bo, b"DROP TABLE ", 20, 20)  # 9 bytes never come
+    (statement,) = ddl_statements([decode_record(h.record(bo, piece, lsn=7))])
+    assert (statement.text, statement.complete) == (None, False)
+
+
+def test_undo_ddl_statement_is_an_undo_and_not_a_statement():
+    bo = "<"
+    body = h.rds_statement_body(bo, b"DROP TABLE X", 12, 12, function=5)
+    extension = struct.pack(bo + "H6sQ", 0, bytes(6), 1) + struct.pack(bo + "Q", 2)
+    out = decode_record(h.record(bo, body, rtype=0x43, extension=extension))
+    assert (out["kind"], out["statement_text"]) == ("undo_ddl_statement", b"DROP TABLE X")
+    assert ddl_statements([out]) == []
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (h.rds_statement_body("<", b"DROP TABLE X", 5, 12), "holds 12 bytes of text"),
+        (h.rds_statement_body("<", b"X", 3, 2), "3 are left of a 2-byte"),
+        (h.rds_statement_body("<", b"", 0, 0)[:20], "needs 24 bytes"),
+        (
+            struct.pack("<BBHHHHHHH", 11, 4, 2, 7, 0, 1, 1, 0, 1) + struct.pack("<HH", 1, 50),
+            "entry text of type 1",
+        ),
+    ],
+    ids=["piece-longer-than-left", "left-over-total", "no-text-lengths", "entry-cut-off"],
+)
+def test_inconsistent_ddl_statement_records_raise(body, message):
+    with pytest.raises(DecodeError, match=message):
+        decode_record(h.record("<", body))

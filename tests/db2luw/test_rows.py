@@ -480,3 +480,82 @@ def test_create_table_without_drop_ends_the_earlier_table_and_mdc_creates_are_on
     assert first.table_name == "TBSPACEID=2,TABLEID=15,DROPPED_BEFORE_LSN=0000000000000028"
     assert (second.valid_from_lsn, second.table_name) == (40, "TBSPACEID=2,TABLEID=15")
     assert len(second.layout.columns) == 3
+
+
+# --- range-partitioned tables and distinct types (docs/db2luw.md interpretation 21) ----------
+
+
+def partitioned_catalog(tmp_path) -> dict:
+    """SALES.ORDERS (ids 2/20) with two data partitions (3/40 and 4/41); its AMT column is of
+    the distinct type SALES.MONEY (DECIMAL(9,2)), so SYSCAT.COLUMNS says LENGTH 0."""
+    (tmp_path / "tables.csv").write_text("TABSCHEMA,TABNAME,TBSPACEID,TABLEID\nSALES,ORDERS,2,20\n")
+    (tmp_path / "columns.csv").write_text(
+        "TABSCHEMA,TABNAME,COLNAME,COLNO,TYPESCHEMA,TYPENAME,LENGTH,SCALE,NULLS,KEYSEQ\n"
+        "SALES,ORDERS,ID,0,SYSIBM,INTEGER,4,0,N,1\nSALES,ORDERS,AMT,1,SALES,MONEY,0,0,Y,\n"
+    )
+    (tmp_path / "datapartitions.csv").write_text(
+        "TABSCHEMA,TABNAME,DATAPARTITIONNAME,DATAPARTITIONID,TBSPACEID,PARTITIONOBJECTID\n"
+        "SALES,ORDERS,P2024,0,3,40\nSALES,ORDERS,P2025,1,4,41\n"
+    )
+    (tmp_path / "datatypes.csv").write_text(
+        "TYPESCHEMA,TYPENAME,SOURCESCHEMA,SOURCENAME,METATYPE,LENGTH,SCALE\n"
+        "SALES,MONEY,SYSIBM,DECIMAL,T,9,2\n"
+    )
+    return read_catalog(tmp_path)
+
+
+def test_partition_ids_take_their_tables_layout_and_name(tmp_path):
+    layouts = partitioned_catalog(tmp_path)
+    assert set(layouts) == {(2, 20), (3, 40), (4, 41)}
+    part = layouts[(4, 41)]
+    assert (part.schema, part.name, part.key_columns) == ("SALES", "ORDERS", ("ID",))
+    assert (part.table_space_identifier, part.table_identifier) == (4, 41)
+    # An insert record on the partition (DMS header ts 4, table 41), laid out by hand:
+    # ID INTEGER at 0, AMT DECIMAL(9,2) (5 bytes packed) at 4, its null byte at 9.
+    fixed = struct.pack("<i", 7) + bytes.fromhex("000052750c") + b"\x00"
+    body = h.insert_body("<", 162, h.formatted("<", fixed))
+    body = h.dms("<", 162, 4, 41) + body[6:]
+    record = decode_record(h.record("<", body, lsn=500))
+    assert (record["table_space_identifier"], record["table_identifier"]) == (4, 41)
+    book = LayoutBook(layouts)
+    book.observe(record)
+    version = book.version_at(4, 41, 500)
+    assert (version.table_schema, version.table_name) == ("SALES", "ORDERS")
+    row = decode_row(record["after_image"], version.layout)
+    assert row.values == {"ID": "7", "AMT": "527.50"}
+
+
+def test_distinct_type_columns_decode_as_their_source_type(tmp_path):
+    amt = partitioned_catalog(tmp_path)[(2, 20)].columns[1]
+    assert (amt.type_name, amt.precision, amt.scale, amt.length) == ("DECIMAL", 9, 2, 5)
+    assert functions.column_type(amt) == "DECIMAL(9,2)"
+    # without the datatypes export the type is unknown, and the error says what to export
+    (tmp_path / "datatypes.csv").unlink()
+    with pytest.raises(DecodeError, match=r"datatypes\.csv"):
+        read_catalog(tmp_path)
+
+
+def test_distinct_type_by_name_alone_when_the_export_has_no_typeschema():
+    types = r.distinct_types([{"TYPESCHEMA": "S", "TYPENAME": "CODE", "SOURCENAME": "CHARACTER",
+                               "LENGTH": "3", "SCALE": "0", "METATYPE": "T"}])  # fmt: skip
+    row = {"COLNAME": "C", "TYPENAME": "CODE", "LENGTH": "0", "SCALE": "0"}
+    assert r.resolve_distinct_type(row, types)["TYPENAME"] == "CHARACTER"
+    assert r.resolve_distinct_type(row, types)["LENGTH"] == "3"
+    builtin = {"COLNAME": "C", "TYPESCHEMA": "SYSIBM", "TYPENAME": "INTEGER", "LENGTH": "4"}
+    assert r.resolve_distinct_type(builtin, types) == builtin
+
+
+def test_layout_history_reads_the_sqls_joined_distinct_type():
+    """int_db2luw_table_versions joins SYSCAT.DATATYPES: a column carries sourcename,
+    type_length, type_scale; the partition's ids are the JSON's tbspaceid/tableid."""
+    catalog_json = (
+        '{"tabschema": "SALES", "tabname": "ORDERS", "tbspaceid": 4, "tableid": 41, "columns": ['
+        '{"colname": "ID", "colno": 0, "typename": "INTEGER", "length": 4, "scale": 0,'
+        ' "nulls": "N", "keyseq": 1},'
+        '{"colname": "AMT", "colno": 1, "typename": "MONEY", "length": 0, "scale": 0,'
+        ' "nulls": "Y", "sourcename": "DECIMAL", "type_length": 9, "type_scale": 2}]}'
+    )
+    (version,) = functions.layout_history(catalog_json, None, [])
+    assert (version["table_schema"], version["table_name"], version["error"]) == (
+        "SALES", "ORDERS", None)  # fmt: skip
+    assert version["column_types"] == ["INTEGER", "DECIMAL(9,2)"]

@@ -58,7 +58,7 @@ COLUMN_DESCRIPTOR = pa.struct(
 _BIG = (
     "lsn", "lfs", "lso_previous", "compensation_lso", "extra_lso", "commit_time_epoch",
     "first_page_of_the_block", "pool_page_number", "file_create_lsn", "alter_bit_mask",
-    "alter_bit_values", "index_root_page",
+    "alter_bit_values", "index_root_page", "statement_text_left", "statement_text_length",
 )  # fmt: skip
 _TEXT = ("record_type_name", "tid", "component", "function_name", "kind", "commit_time", "authid",
          "rid", "new_rid", "partition_action_name", "note")  # fmt: skip
@@ -73,6 +73,8 @@ _SPECIAL = {
     "attributes_on": pa.list_(pa.string()),
     "old_columns": pa.list_(COLUMN_DESCRIPTOR),
     "new_columns": pa.list_(COLUMN_DESCRIPTOR),
+    "ddl_entries": pa.list_(pa.struct([("entry_type", pa.int32()), ("entry_text", pa.string())])),
+    "statement_text": pa.binary(),
 }
 # decode_record's 'record_length' is the log record's own length: the contract's
 # record_length is the framed length (prefix included), so the header field is renamed.
@@ -255,12 +257,32 @@ CATALOG_COLUMN_FIELDS = [
     ("colno", pa.int32()), ("typename", pa.string()), ("length", pa.int32()),
     ("scale", pa.int32()), ("nulls", pa.string()), ("compress", pa.string()),
     ("inline_length", pa.int32()), ("codepage", pa.int32()), ("keyseq", pa.int32()),
+    ("typeschema", pa.string()),  # optional: the distinct type's schema (interpretation 21)
+]  # fmt: skip
+CATALOG_DATAPARTITION_FIELDS = [
+    ("tabschema", pa.string()), ("tabname", pa.string()), ("datapartitionname", pa.string()),
+    ("datapartitionid", pa.int32()), ("tbspaceid", pa.int32()),
+    ("partitionobjectid", pa.int32()),
+]  # fmt: skip
+CATALOG_DATATYPE_FIELDS = [
+    ("typeschema", pa.string()), ("typename", pa.string()), ("sourceschema", pa.string()),
+    ("sourcename", pa.string()), ("metatype", pa.string()), ("length", pa.int32()),
+    ("scale", pa.int32()),
 ]  # fmt: skip
 CATALOG_FILES = {
     "tables.csv": (CATALOG_TABLE_FIELDS, ("TABSCHEMA", "TABNAME", "TBSPACEID", "TABLEID")),
     "columns.csv": (
         CATALOG_COLUMN_FIELDS,
         ("TABSCHEMA", "TABNAME", "COLNAME", "COLNO", "TYPENAME", "LENGTH", "SCALE", "NULLS"),
+    ),
+    # optional (docs/db2luw.md interpretation 21)
+    "datapartitions.csv": (
+        CATALOG_DATAPARTITION_FIELDS,
+        ("TABSCHEMA", "TABNAME", "TBSPACEID", "PARTITIONOBJECTID"),
+    ),
+    "datatypes.csv": (
+        CATALOG_DATATYPE_FIELDS,
+        ("TYPESCHEMA", "TYPENAME", "SOURCENAME", "LENGTH", "SCALE"),
     ),
 }
 CATALOG_SCHEMAS = {

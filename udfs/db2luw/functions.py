@@ -61,6 +61,7 @@ from udfs.db2luw.rows import (
     TableLayout,
     catalog_layout,
     decode_row,
+    resolve_distinct_type,
 )
 from udfs.errors import DecodeError
 
@@ -260,6 +261,7 @@ def _catalog(text: str | None) -> TableLayout | None:
         {key.upper(): "" if value is None else str(value) for key, value in column.items()}
         for column in sorted(table.get("columns") or [], key=lambda column: column["colno"])
     ]
+    rows = [resolve_distinct_type(row, {}) for row in rows]  # the SQL joined SYSCAT.DATATYPES
     return catalog_layout(
         table["tabschema"],
         table["tabname"],

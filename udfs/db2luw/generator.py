@@ -450,6 +450,57 @@ def add_columns_body(bo: str, table: Table, old: int, new: int) -> bytes:
             + descriptors(table, new, bo))  # fmt: skip
 
 
+# RDS DDL statement records (Relation manager Table 3, read as docs/db2luw.md interpretation
+# 20 says): operation and object identifiers are written as the generator's own codes (their
+# Tables 4/5 are not in the stored docs), entries as (type, length) then their texts.
+RDS_TEXT_CHUNK = 96  # statement bytes per record: longer statements are split
+DDL_OPERATIONS = {"CREATE": 1, "ALTER": 2, "DROP": 3, "TRUNCATE": 4}
+DDL_OBJECTS = {"TABLE": 1, "INDEX": 2}
+
+
+def rds(bo: str, function: int, ts: int, tid: int, flags: int = 0) -> bytes:
+    return struct.pack(bo + "BBHHH", 11, function, ts, tid, flags)
+
+
+def ddl_statement_bodies(bo: str, ts: int, tid: int, text: str, entries: list[tuple[int, str]],
+                         chunk: int = RDS_TEXT_CHUNK) -> list[bytes]:  # fmt: skip
+    """RDS 4 records of one statement: every piece has the fixed part, text left and total
+    length; the entries ride on the first piece only."""
+    words = text.split()
+    operation = DDL_OPERATIONS.get(words[0], 0)
+    obj = DDL_OBJECTS.get(words[1] if words[1] != "UNIQUE" else words[2], 0)
+    raw, bodies, at = text.encode("utf-8"), [], 0
+    while at < len(raw) or not bodies:
+        piece = raw[at : at + chunk]
+        listed = entries if not bodies else []
+        texts = [value.encode("utf-8") for _, value in listed]
+        head = struct.pack(bo + "HHHH", operation, obj, 0, len(listed))
+        head += b"".join(struct.pack(bo + "HH", kind, len(t))
+                         for (kind, _), t in zip(listed, texts, strict=True))  # fmt: skip
+        head += b"".join(texts) + struct.pack(bo + "II", len(raw) - at, len(raw))
+        bodies.append(rds(bo, 4, ts, tid) + head + piece)
+        at += chunk
+    return bodies
+
+
+def column_ddl(col: Col) -> str:
+    """A column's type as CREATE TABLE spells it (for the generated DDL statement texts)."""
+    if col.type.startswith("DECFLOAT"):
+        return f"DECFLOAT({col.type[8:]})"
+    if col.type == "DECIMAL":
+        return f"DECIMAL({col.length},{col.scale})"
+    if col.type in ("CHARACTER", "VARCHAR", "BINARY", "VARBINARY", "GRAPHIC", "VARGRAPHIC",
+                    "BLOB", "CLOB", "DBCLOB"):  # fmt: skip
+        return f"{col.type}({col.length})"
+    return col.type
+
+
+def create_table_text(table: Table) -> str:
+    columns = ", ".join(f"{c.name} {column_ddl(c)}{'' if c.nullable else ' NOT NULL'}"
+                        for c in table.versions[0])  # fmt: skip
+    return f"CREATE TABLE {table.full_name} ({columns}) DATA CAPTURE CHANGES"
+
+
 def commit_body(bo: str, time: int, authid: str) -> bytes:
     raw = authid.encode()
     return struct.pack(bo + "QH", time, len(raw)) + raw
@@ -572,6 +623,7 @@ class Workload:
         self.counts: dict[str, int] = {}
         self.dispositions: dict[str, int] = {}
         self.dropped: dict[str, dict] = {}  # full name -> table, rows at the drop, drop LSN
+        self.statements: list[dict] = []  # DDL statements written (truth: ddl_statements.json)
 
     # --- transaction plumbing
 
@@ -585,6 +637,15 @@ class Workload:
         if count:
             self.counts[count] = self.counts.get(count, 0) + 1
         return len(txn.ops) - 1
+
+    def statement(self, txn: Txn, table: Table, text: str) -> None:
+        """The RDS DDL statement record(s) of ``text``, before the records of its effects."""
+        entries = [(1, table.schema), (2, "SYSIBM,SYSFUN,SYSPROC"), (3, txn.authid)]
+        first = len(txn.ops)
+        for body in ddl_statement_bodies(self.bo, table.ts, table.tid, text, entries):
+            self.add(txn, NORMAL, body, count="ddl_statement")
+        self.statements.append({"tid": txn.tid.hex(), "text": text, "op": txn.ops[first],
+                                "pieces": len(txn.ops) - first})  # fmt: skip
 
     def write(self, *txns: Txn) -> None:
         """Write the transactions' records, interleaved, each ending with its commit/abort."""
@@ -772,7 +833,10 @@ class Workload:
     def _compensate(self, txn: Txn, index: int) -> None:
         op, bo = txn.ops[index], self.bo
         function, ts, tid = op.body[1], *struct.unpack_from(bo + "HH", op.body, 2)
-        if op.body[0] == 4:  # DOM: only drop table is rolled back here (undo drop table, 5)
+        if op.body[0] == 11:  # RDS DDL statement: undo DDL statement (5), same body
+            self.add(txn, COMPENSATION, rds(bo, 5, ts, tid) + op.body[8:], None,
+                     "undo_ddl_statement", index)  # fmt: skip
+        elif op.body[0] == 4:  # DOM: only drop table is rolled back here (undo drop table, 5)
             ts, tid = struct.unpack_from(bo + "HH", op.body, 6)
             body = dom(bo, 5, ts, tid) + op.body[12:]
             self.add(txn, COMPENSATION, body, None, "undo_drop_table", index)
@@ -902,10 +966,14 @@ class Workload:
 def _feature_create_table(w: Workload) -> Txn:
     """DOM create table + initialize table + create index + catalog rows; pending-list commit."""
     txn, bo, events = w.new_txn(), w.bo, w.tables["EVENTS"]
+    w.statement(txn, events, create_table_text(events))
     w.add(txn, NORMAL, dom(bo, 101, events.ts, events.tid) + bytes(72), count="create_table")
     w.add(txn, NORMAL, initialize_table_body(bo, events, 9_000_001), count="initialize_table")
+    w.statement(txn, events, f"CREATE INDEX {events.full_name}_IX ON {events.full_name} "
+                             f"({events.key})")  # fmt: skip
     w.add(txn, NORMAL, dom(bo, 2, events.ts, events.tid, obj=events.tid)
           + struct.pack(bo + "HHI", 0, 3, 4711), count="create_index")  # fmt: skip
+    w.statement(txn, events, f"ALTER TABLE {events.full_name} DATA CAPTURE CHANGES")
     w.add(txn, NORMAL, dms(bo, 124, events.ts, events.tid) + struct.pack(bo + "QQ", 0x1, 0x1),
           count="alter_table_attribute")  # fmt: skip
     _catalog_change(w, txn)
@@ -944,6 +1012,8 @@ def _feature_add_column(w: Workload) -> Txn:
     txn, accounts = w.new_txn(), w.tables["ACCOUNTS"]
     accounts.versions.append([*accounts.versions[0], ADDED_COLUMN])
     accounts.cols = accounts.versions[-1]
+    w.statement(txn, accounts, f"ALTER TABLE {accounts.full_name} ADD COLUMN "
+                               f"{ADDED_COLUMN.name} {column_ddl(ADDED_COLUMN)}")  # fmt: skip
     w.add(txn, NORMAL, add_columns_body(w.bo, accounts, 0, 1), count="add_columns")
     _catalog_change(w, txn)
     return txn
@@ -997,6 +1067,7 @@ def _feature_truncate(w: Workload) -> Txn:
         w.insert(fill, staging)
         w.write(fill)
     txn = w.new_txn()
+    w.statement(txn, staging, f"TRUNCATE TABLE {staging.full_name} IMMEDIATE")
     w.add(txn, NORMAL, dom(w.bo, 11, staging.ts, staging.tid) + bytes(8), count="truncate")
     txn.ops[-1].change = {
         "tid": txn.tid.hex(), "table": staging.full_name, "operation": "truncate",
@@ -1043,6 +1114,7 @@ def _create_table(w: Workload, table: Table) -> Txn:
     """DOM create table + initialize table, two inserts and an update; the table exists from
     its commit on."""
     txn, bo = w.new_txn(), w.bo
+    w.statement(txn, table, create_table_text(table))
     w.add(txn, NORMAL, dom(bo, 101, table.ts, table.tid) + bytes(72), count="create_table")
     w.add(txn, NORMAL, initialize_table_body(bo, table, 9_000_000 + table.tid),
           count="initialize_table")  # fmt: skip
@@ -1059,6 +1131,7 @@ def _feature_create_loads(w: Workload) -> Txn:
 
 
 def _drop_table(w: Workload, txn: Txn, table: Table) -> int:
+    w.statement(txn, table, f"DROP TABLE {table.full_name}")
     index = w.add(txn, NORMAL, dom(w.bo, 4, table.ts, table.tid) + bytes(72), count="drop_table")
     txn.apply.append((table, "drop", None, {"op": txn.ops[index]}))
     return index
@@ -1170,6 +1243,9 @@ class Truth:
                          for _, row in sorted(info["rows"].items())],
             }  # fmt: skip
         (self.folder / "dropped.json").write_text(json.dumps(dropped, indent=1, sort_keys=True))
+        statements = [{"tid": st["tid"], "lsn": st["op"].lsn, "text": st["text"],
+                       "pieces": st["pieces"]} for st in workload.statements]  # fmt: skip
+        (self.folder / "ddl_statements.json").write_text(json.dumps(statements, indent=1))
         return tables
 
 

@@ -26,6 +26,14 @@ Interpretations where the spec is silent or inconsistent (also in ``docs/db2luw.
 * The compensation header extension's u64 (README: ``48 u64 LSO``) is read as the undo-next LSO
   (ARIES: the LSO of the record of this transaction to undo after this one); the 8 further bytes
   of a propagatable compensation record are kept, uninterpreted, as ``extra_lso``.
+* RDS DDL statement records (function 4, undo 5) follow Table 3 of IBM's Db2 11.5 page
+  "Relation manager log records" (not in ``002_…``; the README gives only the RDS header). That
+  table gives the entries an offset (16, NumEntries * 4 bytes) but "DDL statement text left"
+  and "DDL statement text length" only "variable(4)": they cannot precede the entries at a
+  fixed 16, so they are read after the entry texts, right before the statement text (the only
+  variable offset that leaves the entries at 16). Table 6 (DDLStmtRecordEntry, 4 bytes) is not
+  in the stored docs: its length, which "determines" each entry text's length, is read as the
+  second u16, the first as the entry's type. The statement text is the rest of the record.
 """
 
 from __future__ import annotations
@@ -107,6 +115,11 @@ def _count_lobs_of(field: str, context) -> int:
     return lob_column_count(context[field])
 
 
+def _entry_length(context) -> int:
+    """The length of entry text ``_index``: its DDLStmtRecordEntry's ``entry_length``."""
+    return context.entries[context._index].entry_length
+
+
 def _order(byteorder: str) -> str:
     if byteorder not in BYTE_ORDERS:
         raise ValueError(f"byte order must be 'little' or 'big', got {byteorder!r}")
@@ -185,6 +198,7 @@ def layouts(byteorder: str = "little") -> SimpleNamespace:
     )
     dms = ns.dms_log_record_header
     dom = ns.dom_log_record_header
+    rds = ns.rds_log_record_header
 
     # --- record header and data (after Table 17) ----------------------------------------------
     ns.record_header = Struct(
@@ -394,6 +408,24 @@ def layouts(byteorder: str = "little") -> SimpleNamespace:
         "index_token" / u16,
         "temporary_table_space_id" / u16,
         "long_temporary_table_space_id" / u16,
+    )
+
+    # --- RDS records (Db2 11.5 docs "Relation manager log records", Tables 3 and 6) ----------
+    ns.ddl_stmt_record_entry = Struct(  # Table 6 (not in the stored docs: see the module doc)
+        "entry_type" / u16,
+        "entry_length" / u16,
+    )
+    ns.ddl_statement = Struct(  # Table 3: 4 DDL statement, 5 undo DDL statement
+        "log_header" / rds,
+        "operation_identifier" / u16,
+        "object_identifier" / u16,
+        "options" / u16,
+        "num_entries" / u16,
+        "entries" / Array(this.num_entries, ns.ddl_stmt_record_entry),
+        "entry_text" / _Uncompiled(Array(this.num_entries, Bytes(_entry_length))),
+        "ddl_statement_text_left" / u32,
+        "ddl_statement_text_length" / u32,
+        "ddl_statement_text" / GreedyBytes,
     )
 
     # --- db2ReadLog output framing (README) ----------------------------------------------------

@@ -156,6 +156,9 @@ RECORD_KEYS = (
     "long_tablespace_id", "index_tablespace_id", "index_object_id", "lf_object_id",
     "lob_object_id", "xml_object_id", "temporary_table_space_id",
     "long_temporary_table_space_id",
+    # RDS DDL statement (Relation manager Table 3)
+    "ddl_operation_identifier", "ddl_object_identifier", "ddl_options", "ddl_entries",
+    "statement_text_left", "statement_text_length", "statement_text",
     # anything left undecoded
     "payload", "note",
 )  # fmt: skip
@@ -198,6 +201,9 @@ class _Formats:
         self.table = fmt("create_drop_table")
         self.anli = fmt("activate_not_logged_initially")
         self.reorg = fmt("reorg_table")
+        self.ddl_statement = fmt("ddl_statement")
+        self.ddl_entry = fmt("ddl_stmt_record_entry")
+        self.text_lengths = struct.Struct(self.ddl_entry.format[0] + "II")
         self.commit = fmt("commit_time_only")
         self.authid_length = fmt("normal_abort")  # its leading fixed field: the u16 length
         self.filter = fmt("db2_read_log_filter_data")
@@ -667,8 +673,90 @@ def _reorg(body: memoryview, f: _Formats, out: dict) -> None:
 
 
 def _rds_statement(body: memoryview, f: _Formats, out: dict) -> None:
-    """RDS 4/5: the statement's bytes are not described by the specs; kept as payload."""
-    out["payload"] = bytes(body[f.rds.size :])
+    """RDS 4/5 (Relation manager Table 3; reading in ``layouts``' module doc): the 16-byte
+    fixed part, NumEntries DDLStmtRecordEntry (u16 type, u16 length), the entry texts, u32 text
+    left, u32 text length, then this record's piece of the statement text (the rest).
+
+    ``statement_text`` is the piece as bytes: a statement too long for one record is split over
+    several ("each of which includes the total length of the statement and the length of the
+    remaining text"), so a multi-byte character may straddle two pieces; :func:`ddl_statements`
+    puts them back together before decoding.
+    """
+    _need(body, f.ddl_statement.size, "DDL statement record")
+    *_, operation, obj, options, count = f.ddl_statement.unpack_from(body)
+    at = f.ddl_statement.size
+    _need(body, at + count * f.ddl_entry.size, "DDL statement record entries")
+    entries = [f.ddl_entry.unpack_from(body, at + i * f.ddl_entry.size) for i in range(count)]
+    at += count * f.ddl_entry.size
+    texts = []
+    for entry_type, length in entries:
+        _need(body, at + length, f"DDL statement record entry text of type {entry_type}")
+        raw = bytes(body[at : at + length])
+        texts.append({"entry_type": entry_type,
+                      "entry_text": raw.decode("utf-8", "replace").rstrip(" \x00")})  # fmt: skip
+        at += length
+    _need(body, at + f.text_lengths.size, "DDL statement text left and length")
+    left, total = f.text_lengths.unpack_from(body, at)
+    piece = bytes(body[at + f.text_lengths.size :])
+    if not len(piece) <= left <= total:
+        raise DecodeError(f"DDL statement record holds {len(piece)} bytes of text, but says "
+                          f"{left} are left of a {total}-byte statement")  # fmt: skip
+    out.update(ddl_operation_identifier=operation, ddl_object_identifier=obj, ddl_options=options,
+               ddl_entries=texts, statement_text_left=left, statement_text_length=total,
+               statement_text=piece)  # fmt: skip
+
+
+class DdlStatement(NamedTuple):
+    """One DDL statement put together from its RDS records (:func:`ddl_statements`)."""
+
+    tid: str
+    lsn: int  # of the record holding the statement's first piece
+    text: str | None  # None when a piece is missing (``complete`` False)
+    complete: bool
+    lsns: tuple[int, ...]  # every record of the statement
+
+
+def ddl_statements(records: list[dict], codec: str = "utf-8") -> list[DdlStatement]:
+    """The DDL statements of decoded RDS 4 records (any order), one per statement.
+
+    A record whose ``statement_text_left`` equals ``statement_text_length`` starts a statement;
+    the records of the same transaction after it (log order) continue it while they hold the
+    same total length and their text left is the previous one's minus the previous piece. The
+    text is decoded (``codec``, the database code page) once the pieces are joined; a statement
+    whose pieces do not add up to its total is ``complete=False`` with no text.
+    """
+    pieces = sorted((r for r in records if r.get("kind") == "ddl_statement"),
+                    key=lambda r: (r["tid"], r["lsn"]))  # fmt: skip
+    out: list[DdlStatement] = []
+    open_by_tid: dict[str, list[dict]] = {}
+
+    def close(tid: str) -> None:
+        parts = open_by_tid.pop(tid, None)
+        if not parts:
+            return
+        joined = b"".join(part["statement_text"] for part in parts)
+        complete = len(joined) == parts[0]["statement_text_length"]
+        text = joined.decode(codec, "replace") if complete else None
+        out.append(DdlStatement(tid, parts[0]["lsn"], text, complete,
+                                tuple(part["lsn"] for part in parts)))  # fmt: skip
+
+    for record in pieces:
+        tid, parts = record["tid"], open_by_tid.get(record["tid"])
+        if record["statement_text_left"] == record["statement_text_length"] or not parts:
+            close(tid)
+            open_by_tid[tid] = [record]
+            continue
+        last = parts[-1]
+        if (record["statement_text_length"] == last["statement_text_length"]
+                and record["statement_text_left"]
+                == last["statement_text_left"] - len(last["statement_text"])):  # fmt: skip
+            parts.append(record)
+        else:
+            close(tid)
+            open_by_tid[tid] = [record]
+    for tid in list(open_by_tid):
+        close(tid)
+    return sorted(out, key=lambda statement: statement.lsn)
 
 
 DMS_FUNCTIONS: dict[int, tuple[str, str, Callable]] = {

@@ -263,15 +263,30 @@ def _carry_names(old: tuple[Column, ...], new: list[dict], catalog: list[str]) -
 # --- catalog export -----------------------------------------------------------------------------
 
 
+DATAPARTITIONS_REQUIRED = ("TABSCHEMA", "TABNAME", "TBSPACEID", "PARTITIONOBJECTID")
+DATATYPES_REQUIRED = ("TYPESCHEMA", "TYPENAME", "SOURCENAME", "LENGTH", "SCALE")
+
+
 def read_catalog(catalog_dir: Path) -> dict[tuple[int, int], TableLayout]:
     """Layouts of every table in ``tables.csv`` + ``columns.csv`` (header rows), by
     (TBSPACEID, TABLEID). Offsets by interpretation 12 (COLNO order, fixed portion then null
-    byte)."""
+    byte).
+
+    Optional files (interpretation 21): ``datapartitions.csv`` (SYSCAT.DATAPARTITIONS) adds
+    each data partition's (TBSPACEID, PARTITIONOBJECTID) as another key of its table's layout,
+    since row records carry the partition's ids; ``datatypes.csv`` (SYSCAT.DATATYPES) gives a
+    distinct type column its source type."""
     tables = _read_csv(catalog_dir / "tables.csv", ("TABSCHEMA", "TABNAME", "TBSPACEID", "TABLEID"))
     columns = _read_csv(
         catalog_dir / "columns.csv",
         ("TABSCHEMA", "TABNAME", "COLNAME", "COLNO", "TYPENAME", "LENGTH", "SCALE", "NULLS"),
     )
+    datatypes = distinct_types(
+        _read_csv(catalog_dir / "datatypes.csv", DATATYPES_REQUIRED)
+        if (catalog_dir / "datatypes.csv").is_file()
+        else []
+    )
+    columns = [resolve_distinct_type(row, datatypes) for row in columns]
     by_table: dict[tuple[str, str], list[dict]] = {}
     for row in columns:
         by_table.setdefault((row["TABSCHEMA"].strip(), row["TABNAME"].strip()), []).append(row)
@@ -281,7 +296,63 @@ def read_catalog(catalog_dir: Path) -> dict[tuple[int, int], TableLayout]:
         rows = sorted(by_table.get((schema, name), []), key=lambda r: int(r["COLNO"]))
         key = (_int(row, "TBSPACEID"), _int(row, "TABLEID"))
         layouts[key] = catalog_layout(schema, name, key, rows, row.get("COMPRESSION"))
+    if (catalog_dir / "datapartitions.csv").is_file():
+        by_name = {(layout.schema, layout.name): layout for layout in layouts.values()}
+        for row in _read_csv(catalog_dir / "datapartitions.csv", DATAPARTITIONS_REQUIRED):
+            table = by_name.get((row["TABSCHEMA"].strip(), row["TABNAME"].strip()))
+            ids = (_int(row, "TBSPACEID"), _int(row, "PARTITIONOBJECTID"))
+            if table is not None and ids not in layouts:
+                layouts[ids] = partition_layout(table, ids)
     return layouts
+
+
+def partition_layout(table: TableLayout, ids: tuple[int, int]) -> TableLayout:
+    """The layout a data partition's records decode with: its table's columns and name, under
+    the partition's own (TBSPACEID, PARTITIONOBJECTID) (``002_…`` Table 28: "The table space
+    and table identifiers in the DMSLogRecordHeader match the TBSPACEID and PARTITIONOBJECTID
+    column values in the SYSCAT.DATAPARTITIONS catalog view for the table partition")."""
+    return dataclasses.replace(table, table_space_identifier=ids[0], table_identifier=ids[1])
+
+
+def distinct_types(rows: list[dict]) -> dict[tuple[str, str], dict]:
+    """SYSCAT.DATATYPES rows of distinct types (METATYPE 'T' when exported; a row with a
+    SOURCENAME otherwise), by (TYPESCHEMA, TYPENAME)."""
+    return {
+        (row["TYPESCHEMA"].strip(), row["TYPENAME"].strip()): row
+        for row in rows
+        if row.get("SOURCENAME", "").strip() and row.get("METATYPE", "T").strip() in ("T", "")
+    }
+
+
+def resolve_distinct_type(row: dict, datatypes: dict[tuple[str, str], dict]) -> dict:
+    """A SYSCAT.COLUMNS row whose type is a distinct type, as its source type: TYPENAME the
+    source's, LENGTH and SCALE the distinct type's (SYSCAT.COLUMNS: "LENGTH ... 0 for distinct
+    types"; a distinct type's SYSCAT.DATATYPES LENGTH/SCALE are its source type's). The type
+    is looked up by TYPESCHEMA and TYPENAME, or by TYPENAME alone when the export has no
+    TYPESCHEMA and the name is not ambiguous. A row the SQL already joined carries the
+    distinct type's SOURCENAME / TYPE_LENGTH / TYPE_SCALE itself. Built-in types (SYSIBM, or a
+    TYPENAME logmart knows with no distinct type of that name) are left as they are."""
+    source = (row.get("SOURCENAME") or "").strip()
+    if source:
+        found = {"SOURCENAME": source, "LENGTH": row.get("TYPE_LENGTH", ""),
+                 "SCALE": row.get("TYPE_SCALE", "")}  # fmt: skip
+    else:
+        schema = (row.get("TYPESCHEMA") or "").strip()
+        name = row["TYPENAME"].strip()
+        if schema == "SYSIBM" or not datatypes:
+            return row
+        if schema:
+            found = datatypes.get((schema, name))
+        else:
+            named = [v for (_, n), v in datatypes.items() if n == name]
+            found = named[0] if len(named) == 1 else None
+        if found is None:
+            return row
+    resolved = dict(row, TYPENAME=found["SOURCENAME"].strip())
+    if _int(row, "LENGTH", 0) == 0:
+        resolved["LENGTH"] = found.get("LENGTH") or ""
+        resolved["SCALE"] = found.get("SCALE") or row.get("SCALE", "")
+    return resolved
 
 
 def catalog_layout(
@@ -314,7 +385,10 @@ def _catalog_column(row: dict, offset: int) -> Column:
     type_name = row["TYPENAME"].strip().upper()
     field_type = CATALOG_TYPES.get(type_name)
     if field_type is None:
-        raise DecodeError(f"catalog type {type_name!r} of column {row['COLNAME']!r} is not known")
+        raise DecodeError(
+            f"catalog type {type_name!r} of column {row['COLNAME']!r} is not known"
+            " (a distinct type? export catalog/datatypes.csv: docs/db2luw.md)"
+        )
     length, scale = _int(row, "LENGTH"), _int(row, "SCALE", 0)
     precision = None
     if field_type == DECFLOAT64 and length == 16:

@@ -42,6 +42,8 @@ RECORDS = {
     "frames": data.FRAMES_SCHEMA,
     "catalog_tables": data.CATALOG_SCHEMAS["tables.csv"],
     "catalog_columns": data.CATALOG_SCHEMAS["columns.csv"],
+    "catalog_datapartitions": data.CATALOG_SCHEMAS["datapartitions.csv"],
+    "catalog_datatypes": data.CATALOG_SCHEMAS["datatypes.csv"],
 }
 CATALOG_FOLDER = "catalog"
 

@@ -63,6 +63,9 @@ named as (
         ddl_records.partition_action_name,
         ddl_records.index_token,
         ddl_records.index_root_page,
+        ddl_records.statement_text_left,
+        ddl_records.statement_text_length,
+        ddl_records.statement_text,
         ddl_records.note,
         concat('db2luw:', ddl_records.source_file, ':', ddl_records.raw_offset) as event_id,
         array(

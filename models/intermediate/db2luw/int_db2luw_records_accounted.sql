@@ -108,6 +108,20 @@ catalog_rows as (
         'catalog_row' as outcome
     from {{ ref('stg_db2luw__catalog_columns') }}
     where is_decoded
+    union all
+    select
+        source_file,
+        raw_offset,
+        'catalog_row' as outcome
+    from {{ ref('stg_db2luw__catalog_datapartitions') }}
+    where is_decoded
+    union all
+    select
+        source_file,
+        raw_offset,
+        'catalog_row' as outcome
+    from {{ ref('stg_db2luw__catalog_datatypes') }}
+    where is_decoded
 ),
 
 quarantined as (

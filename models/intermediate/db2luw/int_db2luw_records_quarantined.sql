@@ -39,6 +39,26 @@ catalog_rows as (
         record_bytes,
         decode_error
     from {{ ref('stg_db2luw__catalog_columns') }}
+    union all
+    select
+        source_system,
+        capture,
+        source_file,
+        raw_offset,
+        record_length,
+        record_bytes,
+        decode_error
+    from {{ ref('stg_db2luw__catalog_datapartitions') }}
+    union all
+    select
+        source_system,
+        capture,
+        source_file,
+        raw_offset,
+        record_length,
+        record_bytes,
+        decode_error
+    from {{ ref('stg_db2luw__catalog_datatypes') }}
 ),
 
 undecoded_records as (

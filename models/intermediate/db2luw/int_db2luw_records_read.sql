@@ -27,6 +27,24 @@ catalog_columns as (
         source_file,
         raw_offset
     from {{ ref('stg_db2luw__catalog_columns') }}
+),
+
+catalog_datapartitions as (
+    select
+        source_system,
+        capture,
+        source_file,
+        raw_offset
+    from {{ ref('stg_db2luw__catalog_datapartitions') }}
+),
+
+catalog_datatypes as (
+    select
+        source_system,
+        capture,
+        source_file,
+        raw_offset
+    from {{ ref('stg_db2luw__catalog_datatypes') }}
 )
 
 select * from log_records
@@ -34,3 +52,7 @@ union all
 select * from catalog_tables
 union all
 select * from catalog_columns
+union all
+select * from catalog_datapartitions
+union all
+select * from catalog_datatypes

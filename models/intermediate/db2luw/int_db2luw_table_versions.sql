@@ -16,6 +16,42 @@ catalog_columns as (
     where is_decoded
 ),
 
+catalog_datapartitions as (
+    select * from {{ ref('stg_db2luw__catalog_datapartitions') }}
+    where is_decoded
+),
+
+catalog_datatypes as (
+    -- distinct types (METATYPE 'T'), by schema and name (docs/db2luw.md interpretation 21)
+    select * from {{ ref('stg_db2luw__catalog_datatypes') }}
+    where is_decoded and coalesce(metatype, 'T') = 'T' and sourcename is not null
+),
+
+catalog_ids as (
+    -- each table's own ids, and each of its data partitions' (TBSPACEID, PARTITIONOBJECTID):
+    -- the ids a partition's records carry, decoded with the table's layout and name
+    select
+        capture,
+        tabschema,
+        tabname,
+        tbspaceid,
+        tableid
+    from catalog_tables
+    union
+    select
+        catalog_datapartitions.capture,
+        catalog_datapartitions.tabschema,
+        catalog_datapartitions.tabname,
+        catalog_datapartitions.tbspaceid,
+        catalog_datapartitions.partitionobjectid as tableid
+    from catalog_datapartitions
+    left anti join catalog_tables
+        on
+            catalog_datapartitions.capture = catalog_tables.capture
+            and catalog_datapartitions.tbspaceid = catalog_tables.tbspaceid
+            and catalog_datapartitions.partitionobjectid = catalog_tables.tableid
+),
+
 layout_records as (
     select * from {{ ref('stg_db2luw__ddl_records') }}
     where changes_layout
@@ -23,9 +59,9 @@ layout_records as (
 
 catalog_layouts as (
     select
-        catalog_tables.capture,
-        catalog_tables.tbspaceid as table_space_identifier,
-        catalog_tables.tableid as table_identifier,
+        catalog_ids.capture,
+        catalog_ids.tbspaceid as table_space_identifier,
+        catalog_ids.tableid as table_identifier,
         catalog_tables.tabschema as table_schema,
         catalog_tables.tabname as table_name,  -- noqa: RF04
         transform(
@@ -46,8 +82,8 @@ catalog_layouts as (
             named_struct(
                 'tabschema', catalog_tables.tabschema,
                 'tabname', catalog_tables.tabname,
-                'tbspaceid', catalog_tables.tbspaceid,
-                'tableid', catalog_tables.tableid,
+                'tbspaceid', catalog_ids.tbspaceid,
+                'tableid', catalog_ids.tableid,
                 'compression', catalog_tables.compression,
                 'columns', collect_list(
                     case
@@ -62,22 +98,36 @@ catalog_layouts as (
                                 'compress', catalog_columns.compress,
                                 'inline_length', catalog_columns.inline_length,
                                 'codepage', catalog_columns.codepage,
-                                'keyseq', catalog_columns.keyseq
+                                'keyseq', catalog_columns.keyseq,
+                                'sourcename', catalog_datatypes.sourcename,
+                                'type_length', catalog_datatypes.length,
+                                'type_scale', catalog_datatypes.scale
                             )
                     end
                 )
             )
         ) as catalog_json
-    from catalog_tables
+    from catalog_ids
+    inner join catalog_tables
+        on
+            catalog_ids.capture = catalog_tables.capture
+            and catalog_ids.tabschema = catalog_tables.tabschema
+            and catalog_ids.tabname = catalog_tables.tabname
     left join catalog_columns
         on
             catalog_tables.capture = catalog_columns.capture
             and catalog_tables.tabschema = catalog_columns.tabschema
             and catalog_tables.tabname = catalog_columns.tabname
+    left join catalog_datatypes
+        on
+            catalog_columns.capture = catalog_datatypes.capture
+            and catalog_columns.typename = catalog_datatypes.typename
+            and coalesce(catalog_columns.typeschema, catalog_datatypes.typeschema)
+            = catalog_datatypes.typeschema
     group by
-        catalog_tables.capture,
-        catalog_tables.tbspaceid,
-        catalog_tables.tableid,
+        catalog_ids.capture,
+        catalog_ids.tbspaceid,
+        catalog_ids.tableid,
         catalog_tables.tabschema,
         catalog_tables.tabname,
         catalog_tables.compression

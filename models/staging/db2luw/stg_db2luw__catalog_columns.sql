@@ -29,6 +29,7 @@ renamed as (
         inline_length,
         codepage,
         keyseq,
+        typeschema,
         -- derived
         decode_error is null as is_decoded,
         coalesce(nulls = 'Y', false) as is_nullable

@@ -118,6 +118,14 @@ renamed as (
         xml_object_id,
         temporary_table_space_id,
         long_temporary_table_space_id,
+        -- RDS DDL statement (Relation manager Table 3)
+        ddl_operation_identifier,
+        ddl_object_identifier,
+        ddl_options,
+        ddl_entries,
+        statement_text_left,
+        statement_text_length,
+        statement_text,
         -- anything left undecoded
         payload,
         note,
