@@ -37,6 +37,7 @@ from udfs.debezium import (
     time_zone,
     topic,
     transaction_topic,
+    value,
     write_checkpoint,
     write_stream,
 )
@@ -220,6 +221,10 @@ def test_rows_already_exported_or_out_of_commit_order_are_refused():
 def test_topic_names():
     assert topic("db2zos", "LOGM.X1", "A B", "T/1") == "db2zos.LOGM.X1.A_B.T_1"
     assert topic("soliddb", "", None, "T") == "soliddb.T"  # stream-less, schema-less
+
+
+def test_a_float_column_holding_text_stays_text():
+    assert value("abc", "FLOAT") == "abc" and value("1e3", "DOUBLE") == 1000.0
 
 
 # ---------------------------------------------------------------------------------------------
