@@ -223,6 +223,13 @@ def test_topic_names():
     assert topic("soliddb", "", None, "T") == "soliddb.T"  # stream-less, schema-less
 
 
+def test_images_as_spark_map_entries_are_read_like_dicts():
+    entries = [Row(key="ID", value="4"), Row(key="NAME", value=None)]
+    row = change("A", 1, "c", None, None, position=P1) | {"after_image": entries}
+    found, _ = messages([row])
+    assert found[1].value["after"] == {"ID": 4, "NAME": None} and found[1].key == {"ID": 4}
+
+
 def test_a_float_column_holding_text_stays_text():
     assert value("abc", "FLOAT") == "abc" and value("1e3", "DOUBLE") == 1000.0
 
