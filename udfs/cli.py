@@ -9,7 +9,9 @@
         [--source S] [--stream S | --capture C] [--warehouse DIR]
     logmart asof --table SCHEMA.TABLE (--position P | --ts TS) [--source S]
         [--stream S | --capture C] [--format table|csv|json] [--warehouse DIR]
-    logmart export debezium --out DIR [--source S] [--capture C] [--warehouse DIR]
+    logmart export debezium --out DIR [--source S] [--stream S | --capture C]
+        [--from-position P] [--tombstones] [--truncates emit|skip] [--db2zos-time-zone ZONE]
+        [--warehouse DIR]
     logmart serve [--host HOST] [--port PORT] [--warehouse DIR]
     logmart report --out FILE.html [--warehouse DIR]
 
@@ -527,12 +529,18 @@ def cmd_asof(args: argparse.Namespace) -> int:
 
 
 def cmd_export_debezium(args: argparse.Namespace) -> int:
-    from udfs.debezium import export
+    from udfs.debezium import Selection, db2zos_time_zone, export
 
+    selection = Selection(args.source, args.stream, args.capture, args.from_position)
+    selection.stream()  # --stream and --capture agree, before Spark starts
+    zone = db2zos_time_zone(args.db2zos_time_zone)
     with _session(args.warehouse) as spark:
-        written = export(spark, args.out, args.source, args.capture)
+        written = export(spark, args.out, selection, args.tombstones, args.truncates, zone)
+    if not written:
+        print(f"nothing new to export: {args.out} is up to date", file=sys.stderr)
+        return 0
     write_table(
-        ["file", "events"],
+        ["file", "messages"],
         ([str(w.path), w.events] for w in written),
         sys.stdout,
         right=[False, True],
@@ -576,11 +584,6 @@ def _timestamp(text: str) -> dt.datetime:
         raise argparse.ArgumentTypeError(
             f"{text!r} is not a timestamp; write YYYY-MM-DD[ HH:MM:SS[.ffffff]]"
         ) from None
-
-
-def _add_log_choice(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--source", choices=sorted(GENERATORS), help="source system")
-    parser.add_argument("--capture", help="capture (extract) folder name")
 
 
 def _add_stream_choice(parser: argparse.ArgumentParser) -> None:
@@ -748,10 +751,42 @@ def build_parser() -> argparse.ArgumentParser:
     export = commands.add_parser("export", help="write the changes in another format")
     formats = export.add_subparsers(dest="export_format", required=True, metavar="FORMAT")
     debezium = formats.add_parser(
-        "debezium", help="Debezium change event envelopes, JSON lines, one file per table"
+        "debezium",
+        help="Debezium messages (key and change event value), JSON lines, one file per table "
+        "and stream, incrementally",
+        description="Each run appends to the files in --out the committed changes of each "
+        "selected log stream that are not there yet (after the folder's checkpoint, "
+        "logmart-checkpoint.json), in commit order, with Debezium's transaction topic.",
     )
-    debezium.add_argument("--out", type=Path, required=True, help="folder to write into")
-    _add_log_choice(debezium)
+    debezium.add_argument(
+        "--out", type=Path, required=True, help="folder to write into (and its checkpoint)"
+    )
+    _add_stream_choice(debezium)
+    debezium.add_argument(
+        "--from-position",
+        help="export the transactions committed after this commit position (one stream; "
+        "default: after the out folder's checkpoint, or from the beginning)",
+    )
+    debezium.add_argument(
+        "--tombstones",
+        action="store_true",
+        help="write a tombstone (the key, value null) after each delete, as Debezium's "
+        "tombstones.on.delete (default: none)",
+    )
+    debezium.add_argument(
+        "--truncates",
+        choices=["emit", "skip"],
+        default="emit",
+        help="emit truncates as Debezium op 't' events (default) or skip them (Flink's "
+        "debezium-json, among others, rejects 't')",
+    )
+    debezium.add_argument(
+        "--db2zos-time-zone",
+        metavar="ZONE",
+        help="time zone of the z/OS clock that Log Master times are in (UTC, an IANA name such "
+        "as Europe/Berlin, or +01:00); also LOGMART_DB2ZOS_TIME_ZONE; default UTC. Db2 LUW "
+        "times are UTC in the log; solidDB logs none",
+    )
     _add_warehouse(debezium)
     debezium.set_defaults(run=cmd_export_debezium)
 

@@ -165,6 +165,31 @@ def stream_tools(spark: SparkSession, generated: dict[str, Any]) -> dict[str, An
     return found
 
 
+# `logmart export debezium` of every log stream (issue 15 item 3): into one folder after the
+# builds "first", "second" and "again" (each run exports what is new), and the whole stream at
+# once after "second" into another; result["debezium"] has what each run wrote and the files.
+DEBEZIUM_RUNS = ("first", "second", "again")
+
+
+def _debezium_files(folder: Path) -> dict[str, list[str]]:
+    """Every file of an export folder, as its lines (the checkpoint as one line)."""
+    return {path.name: path.read_text("utf-8").splitlines() for path in sorted(folder.iterdir())}
+
+
+def debezium_exports(spark: SparkSession, work: Path, label: str, result: dict) -> None:
+    from udfs.debezium import export
+
+    if label not in DEBEZIUM_RUNS:
+        return
+    record = result.setdefault("debezium", {"written": {}, "files": {}})
+    runs = work / "debezium-runs"
+    record["written"][label] = {w.path.name: w.events for w in export(spark, runs)}
+    record["files"][label] = _debezium_files(runs)
+    if label == "second":
+        export(spark, work / "debezium-once")
+        record["once"] = _debezium_files(work / "debezium-once")
+
+
 def main(work: Path) -> None:
     from udfs.pipeline import build
     from udfs.session import spark_session
@@ -182,6 +207,7 @@ def main(work: Path) -> None:
             result["builds"][label] = {**snapshot(spark, summary["load"], seconds),
                                        "dbt": summary["dbt"],
                                        "strict": first_problem(spark)}  # fmt: skip
+            debezium_exports(spark, work, label, result)
 
         run("first", dbt_args=NO_TESTS)
         copy_captures(stage, raw, 1)

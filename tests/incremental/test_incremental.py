@@ -244,3 +244,75 @@ def test_sql_and_asof_work_over_the_whole_stream(scenario, system):
         assert state(after, types) == state(database(position, inclusive=True)[0], types)
         replayed += 1
     assert replayed, "no split transaction replayed"
+
+
+def _debezium_records(files: dict[str, list[str]]) -> dict[str, list[dict]]:
+    """The Kafka records of each topic file, without what may differ between two exports of
+    the same changes: ``ts_ms`` of change events (the time of the export) and
+    ``source.change_id`` (names the file the change was read from: the copy A.COPY.F0002 that
+    arrives with capture 2 sorts before its original and becomes the file decoded)."""
+    found = {}
+    for name, lines in files.items():
+        if not name.endswith(".jsonl"):
+            continue
+        records = [json.loads(line) for line in lines]
+        for record in records:
+            if record["value"] is not None and "op" in record["value"]:
+                del record["value"]["ts_ms"]
+                del record["value"]["source"]["change_id"]
+        found[name] = records
+    return found
+
+
+def test_a_stream_exported_in_two_runs_equals_one_export_of_the_whole_stream(scenario):
+    """`logmart export debezium` after capture 1 and again after capture 2 (one out folder,
+    its checkpoint) gives the files one export of the whole stream gives: no change twice,
+    none missing, transactions open at the cut exported once, with their commit."""
+    exports = scenario["debezium"]
+    written = exports["written"]
+    streams = {"db2zos.DB2P", "db2luw.SAMPLE", "soliddb.PROD"}
+    for label in ("first", "second"):  # both runs wrote changes of every stream
+        prefixes = {name.rsplit(".", 2)[0] for name in written[label] if "transaction" in name}
+        assert prefixes == streams, (label, sorted(written[label]))
+    assert written["again"] == {}  # nothing new: nothing written
+    assert exports["files"]["again"] == exports["files"]["second"]  # checkpoint kept too
+    runs, once = exports["files"]["second"], exports["once"]
+    assert _debezium_records(runs) == _debezium_records(once)
+    checkpoints = [json.loads("\n".join(f["logmart-checkpoint.json"])) for f in (runs, once)]
+    for checkpoint in checkpoints:
+        for entry in checkpoint["streams"].values():
+            entry.pop("exported_at")
+            entry.pop("files")  # sizes differ by the change_ids' file names (see above)
+    assert checkpoints[0] == checkpoints[1]
+
+    # the export of the whole stream has every committed change of the build, each once
+    changes = [c for c in _mart(scenario["builds"]["second"], "fct_changes")
+               if c["disposition"] == "committed"]  # fmt: skip
+    ops: dict[str, list[str]] = {}
+    for name, lines in once.items():
+        if name.endswith(".jsonl") and not name.endswith(".transaction.jsonl"):
+            for value in (json.loads(line)["value"] for line in lines):
+                if value is not None:  # not a tombstone
+                    ops.setdefault(value["source"]["change_id"], []).append(value["op"])
+    assert set(ops) == {c["change_id"] for c in changes}
+    # each change once: its own op, or an update of the key as a d and a c
+    assert [(i, o) for i, o in ops.items() if len(o) > 1 and o != ["d", "c"]] == []
+    # transactions of the two runs: each framed by BEGIN and END, once
+    ends = Counter()
+    for name, records in _debezium_records(runs).items():
+        if name.endswith(".transaction.jsonl"):
+            statuses = [r["value"]["status"] for r in records]
+            assert statuses == ["BEGIN", "END"] * (len(records) // 2), name
+            for record in records[1::2]:
+                ends[(name, record["value"]["id"])] += 1
+    assert [key for key, n in ends.items() if n > 1] == []
+    committed = {(c["source_system"], c["transaction_id"]) for c in changes}
+    assert len(ends) == len(committed)
+    for system, txn_id, truth in _open_transactions(scenario):
+        if truth["changes_in_first"]:  # open at the cut: not in the first run's files
+            first = _debezium_records(exports["files"]["first"])
+            assert not any(
+                r["value"]["id"].upper() == txn_id.upper()
+                for name, records in first.items() if name.startswith(system)
+                and name.endswith(".transaction.jsonl") for r in records
+            ), (system, txn_id)  # fmt: skip

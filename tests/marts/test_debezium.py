@@ -1,9 +1,11 @@
 """`op` / `_change_type` in fct_changes, and `logmart export debezium` envelopes.
 
-The envelope shape is Debezium's change event value (JSON converter without schemas):
+Each line is a Kafka record {key, value}; the value is Debezium's change event value (JSON
+converter without schemas):
 before/after/source/op/ts_ms/transaction, op c (before null), u (both), d (after null),
 t (neither); source with version, connector, name, ts_ms, snapshot, db, schema, table;
-transaction with id, total_order and data_collection_order.
+transaction with id, total_order and data_collection_order. The key holds the key columns;
+the transaction topic BEGIN/END events. Without Spark: tests/marts/test_debezium_stream.py.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import pytest
 from tests.marts.oracle import generator_capture
 from tests.replay import as_multiset, truth_tables
 from udfs import cli
-from udfs.debezium import topic, value
+from udfs.debezium import CHECKPOINT_FILE, topic, transaction_topic, value
 
 pytestmark = pytest.mark.spark
 
@@ -50,25 +52,33 @@ def test_export_writes_debezium_envelopes_per_table(spark, demo, tmp_path, capsy
     )  # fmt: skip
     printed, err = capsys.readouterr()
     assert code == 0, err
-    capture = generator_capture(demo.raw, "db2zos")
+    capture = generator_capture(demo.raw, "db2zos")  # a capture of its own: its own stream
     changes = spark.sql(
-        "select change_id, table_schema, table_name, op, transaction_id, commit_position "
-        "from marts.fct_changes where source_system = 'db2zos' and disposition = 'committed'"
+        "select change_id, table_schema, table_name, op, transaction_id, commit_position, "
+        "key_columns from marts.fct_changes "
+        "where source_system = 'db2zos' and disposition = 'committed'"
     ).collect()
     tables = {(c.table_schema, c.table_name) for c in changes}
     files = sorted(out.glob("*.jsonl"))
     assert sorted(f.name for f in files) == sorted(
-        f"{topic('db2zos', capture, s, t)}.jsonl" for s, t in tables
+        [f"{topic('db2zos', capture, s, t)}.jsonl" for s, t in tables]
+        + [f"{transaction_topic('db2zos', capture)}.jsonl"]
     )
     assert all(f.name in printed for f in files)
+    assert (out / CHECKPOINT_FILE).exists()
+    transaction_file = out / f"{transaction_topic('db2zos', capture)}.jsonl"
+    files.remove(transaction_file)
 
-    events = {}
+    events: dict[str, list] = defaultdict(list)
     by_transaction: dict[str, list] = defaultdict(list)
+    key_columns = {c.change_id: c.key_columns for c in changes}
     for file in files:
-        lines = [json.loads(line) for line in file.read_text("utf-8").splitlines()]
+        records = [json.loads(line) for line in file.read_text("utf-8").splitlines()]
+        assert all(set(r) == {"key", "value"} for r in records)  # a Kafka record per line
+        lines = [r["value"] for r in records]  # no tombstones unless asked for
         commit_order = [(e["source"]["commit_lsn"], e["transaction"]["total_order"]) for e in lines]
         assert commit_order == sorted(commit_order), file.name  # commit order in each file
-        for event in lines:
+        for record, event in zip(records, lines, strict=True):
             assert set(event) == ENVELOPE_KEYS
             assert SOURCE_KEYS <= set(event["source"])
             assert event["source"]["connector"] == "db2zos" and event["source"]["db"] == capture
@@ -79,16 +89,24 @@ def test_export_writes_debezium_envelopes_per_table(spark, demo, tmp_path, capsy
                 has_after,
             )
             assert set(event["transaction"]) == {"id", "total_order", "data_collection_order"}
-            events[event["source"]["change_id"]] = event
+            keys = key_columns[event["source"]["change_id"]]
+            image = event["after"] if event["op"] in ("c", "u") else event["before"]
+            if event["op"] == "t" or not keys:
+                assert record["key"] is None
+            else:
+                assert record["key"] == {k: image[k] for k in keys}
+            events[event["source"]["change_id"]].append(event)
             by_transaction[event["transaction"]["id"]].append(event)
     assert set(events) == {c.change_id for c in changes}
     for change in changes:
-        event = events[change.change_id]
-        assert event["op"] == change.op
-        assert event["source"]["schema"] == change.table_schema
-        assert event["source"]["table"] == change.table_name
-        assert event["source"]["commit_lsn"] == change.commit_position
-        assert event["transaction"]["id"] == change.transaction_id
+        found = events[change.change_id]
+        # an update of the key is a delete and a create, as Debezium's connectors write it
+        assert [e["op"] for e in found] in ([change.op], ["d", "c"] if change.op == "u" else [])
+        for event in found:
+            assert event["source"]["schema"] == change.table_schema
+            assert event["source"]["table"] == change.table_name
+            assert event["source"]["commit_lsn"] == change.commit_position
+            assert event["transaction"]["id"] == change.transaction_id
     for transaction_events in by_transaction.values():
         orders = sorted(e["transaction"]["total_order"] for e in transaction_events)
         assert orders == list(range(1, len(orders) + 1))
@@ -97,12 +115,21 @@ def test_export_writes_debezium_envelopes_per_table(spark, demo, tmp_path, capsy
             per_table[e["source"]["table"]].append(e["transaction"]["data_collection_order"])
         assert all(sorted(o) == list(range(1, len(o) + 1)) for o in per_table.values())
 
+    # the transaction topic: BEGIN, END per transaction, in commit order, counts that add up
+    boundaries = [json.loads(line) for line in transaction_file.read_text("utf-8").splitlines()]
+    assert [b["value"]["status"] for b in boundaries] == ["BEGIN", "END"] * len(by_transaction)
+    for begin, end in zip(boundaries[::2], boundaries[1::2], strict=True):
+        assert begin["key"] == end["key"] == {"id": end["value"]["id"]}
+        found = by_transaction[end["value"]["id"]]
+        assert end["value"]["event_count"] == len(found)
+        assert sum(d["event_count"] for d in end["value"]["data_collections"]) == len(found)
+
     # replaying each table's envelopes gives the generator's rows (typed values back to text)
     expected = truth_tables(demo.raw, "db2zos")
     for file in files:
         rows: list[dict] = []
         for line in file.read_text("utf-8").splitlines():
-            event = json.loads(line)
+            event = json.loads(line)["value"]
             before = as_text(event["before"])
             if event["op"] == "t":
                 rows.clear()
@@ -112,6 +139,15 @@ def test_export_writes_debezium_envelopes_per_table(spark, demo, tmp_path, capsy
                 rows.append(as_text(event["after"]))
         name = f"{event['source']['schema']}.{event['source']['table']}"
         assert as_multiset(rows) == as_multiset(expected.get(name, [])), name
+
+    # a second run finds nothing new: nothing written, the checkpoint kept
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    code = cli.main(
+        ["export", "debezium", "--out", str(out), "--source", "db2zos",
+         "--warehouse", str(demo.warehouse)]
+    )  # fmt: skip
+    assert code == 0 and "nothing new" in capsys.readouterr().err
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
 
 
 def as_text(image: dict | None) -> dict | None:
