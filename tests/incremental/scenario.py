@@ -141,8 +141,8 @@ def stream_tools(spark: SparkSession, generated: dict[str, Any]) -> dict[str, An
             types[row["name"]] = row["column_types"]
         scripts = {}
         for truth_id, truth in generated[system]["split"]["open_transactions"].items():
-            if truth["disposition"] != "committed":
-                continue
+            if truth["disposition"] != "committed" or not truth["changes"]:
+                continue  # (a transaction of DDL only has no UNDO/REDO statements)
             sql = (
                 "select distinct transaction_id from marts.fct_changes "
                 f"where {where} and upper(transaction_id) = '{truth_id}'"
