@@ -6,11 +6,41 @@
 -- its image that can be compared. A truncate's REDO is a DELETE without WHERE (what TRUNCATE
 -- does, in any of the dialects and inside a unit of work); its UNDO inserts again the rows the
 -- log shows in the table at that point (fct_row_history).
+-- A value the log does not carry (fct_changes.before_unavailable / after_unavailable) is never
+-- written: an INSERT lists, an UPDATE sets and a WHERE compares only the columns whose values
+-- are there, and statement_warnings names the columns left out and why.
 with
 
 changes as (
     select * from {{ ref('fct_changes') }}
     where disposition = 'committed'
+),
+
+available as (
+    -- the images without the columns whose values the log does not carry
+    select
+        * except (before_image, after_image),
+        map_filter(
+            before_image,
+            (k, v) -> not map_contains_key(coalesce(before_unavailable, map()), k)
+        ) as before_image,
+        map_filter(
+            after_image,
+            (k, v) -> not map_contains_key(coalesce(after_unavailable, map()), k)
+        ) as after_image,
+        array_distinct(
+            concat(
+                transform(
+                    array_sort(map_keys(coalesce(before_unavailable, map()))),
+                    k -> concat(k, ' (', before_unavailable[k], ')')
+                ),
+                transform(
+                    array_sort(map_keys(coalesce(after_unavailable, map()))),
+                    k -> concat(k, ' (', after_unavailable[k], ')')
+                )
+            )
+        ) as left_out_columns
+    from changes
 ),
 
 truncated_rows as (
@@ -47,8 +77,18 @@ located as (
         ) as has_key,
         filter(
             map_keys(after_image), k -> not after_image[k] <=> before_image[k]
-        ) as changed_columns
-    from changes
+        ) as changed_columns,
+        -- the columns an UPDATE sets: those changed, and those whose value is known on the
+        -- side set but not on the other (it may have changed); all of that side when none
+        filter(
+            map_keys(after_image),
+            k -> not map_contains_key(before_image, k) or not after_image[k] <=> before_image[k]
+        ) as redo_set_columns,
+        filter(
+            map_keys(before_image),
+            k -> not map_contains_key(after_image, k) or not after_image[k] <=> before_image[k]
+        ) as undo_set_columns
+    from available
 ),
 
 with_truncated_rows as (
@@ -84,7 +124,7 @@ statements as (
                     ' SET ', {{ sql_assignments(
                     'after_image',
                     'column_types',
-                    'if(size(changed_columns) > 0, changed_columns, map_keys(after_image))'
+                    'if(size(redo_set_columns) > 0, redo_set_columns, map_keys(after_image))'
                 ) }},
                     ' WHERE ',
                     {{ sql_match('before_image', 'column_types', 'before_match_columns') }},
@@ -111,7 +151,7 @@ statements as (
                     ' SET ', {{ sql_assignments(
                     'before_image',
                     'column_types',
-                    'if(size(changed_columns) > 0, changed_columns, map_keys(before_image))'
+                    'if(size(undo_set_columns) > 0, undo_set_columns, map_keys(before_image))'
                 ) }},
                     ' WHERE ',
                     {{ sql_match('after_image', 'column_types', 'after_match_columns') }},
@@ -147,15 +187,18 @@ described as (
             else 'all_columns'
         end as match_by,
         -- a WHERE clause needs a column to compare: none when the image has only LOBs
+        -- and an INSERT or an UPDATE needs a column whose value is in the log
         if(
             is_half_update
-            or (operation in ('update', 'delete') and size(before_match_columns) = 0),
+            or (operation in ('update', 'delete') and size(before_match_columns) = 0)
+            or (operation in ('insert', 'update') and size(map_keys(after_image)) = 0),
             null,
             redo_statement
         ) as redo_sql,
         if(
             is_half_update
-            or (operation in ('insert', 'update') and size(after_match_columns) = 0),
+            or (operation in ('insert', 'update') and size(after_match_columns) = 0)
+            or (operation in ('delete', 'update') and size(map_keys(before_image)) = 0),
             null,
             undo_statement
         ) as undo_sql,
@@ -180,6 +223,12 @@ described as (
                 if(
                     size(decode_warnings) > 0,
                     'values decoded with warnings: ' || array_join(decode_warnings, '; '),
+                    null
+                ),
+                if(
+                    size(left_out_columns) > 0,
+                    'left out of the statements, their values are not in the log: '
+                    || array_join(left_out_columns, ', '),
                     null
                 ),
                 case

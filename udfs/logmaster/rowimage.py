@@ -21,6 +21,17 @@ cannot say two offsets).
 
 DATE/TIME/TIMESTAMP columns are read in the extract's DLDS DATEFORMAT (``udfs.values``).
 
+What the log does not carry is not NULL (``udfs.unavailable``): with DTBI LOBSINCLUDED N, a
+BLOB/CLOB/DBCL column whose null byte says a value is present (x'00', or no null byte) has no
+value in the logical log; its value is null and ``before_unavailable`` / ``after_unavailable``
+(column order, like the values) say ``not_logged_lob``. Its null byte x'FF' is a real NULL,
+logged as such; with LOBs included a u16 length 0 is an empty LOB, not a NULL. Two cases the
+specs leave open are not reported: an XML column is not in DLCI at all when XMLINCLUDED is N
+(``001_…``: one DLCI "for every column actually created in a logical log data change record"),
+so it is not in the image either; and a row image shorter than its table version's columns (a
+row written before ALTER TABLE ADD COLUMN) is not described by ``003_…``: it stays an error
+("row image ends inside ..."), quarantined, rather than read as added columns.
+
 The decoder is vectorised across the rows of a batch that share a layout: it walks the
 columns once, keeping a numpy vector of positions (one per row), so the Python cost is per
 column, not per value. Values are rendered as the marts show them (``udfs.values``).
@@ -36,7 +47,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from udfs import batch_values as bv
-from udfs import values
+from udfs import unavailable, values
 
 VARYING_TYPES = frozenset({"VCHR", "VGRF", "LVCH", "LVGR", "ROWI", "BLOB", "CLOB", "DBCL"})
 DOUBLE_BYTE_TYPES = frozenset({"GRPH", "VGRF", "LVGR", "DBCL"})
@@ -309,8 +320,10 @@ def _render(
 
 def _column(
     cursor: _Cursor, col: Column, layout: RowLayout, image_starts, warnings: dict, base: int
-) -> pa.Array:
-    """Read one column of every live row; returns its rendered values (null where NULL)."""
+) -> tuple[pa.Array, pa.Array]:
+    """Read one column of every live row; returns its rendered values (null where NULL or not
+    in the log) and, per row, why its value is not in the log (``udfs.unavailable``; null
+    where it is, or is a logged NULL)."""
     what = f"column {col.num} ({col.type})"
     rows = len(cursor.pos)
     if not col.varying and col.length <= 0:  # a blank or damaged DLCI LLCOLUMNLEN
@@ -336,12 +349,15 @@ def _column(
         width = np.full(rows, col.length, np.int64)
     starts, widths = cursor.take(width, what)
     chosen = np.flatnonzero(present & cursor.live())
+    available = pa.nulls(rows, pa.string())
     if col.type in LOB_TYPES and not layout.lobs_included:
         for row in chosen:
             _warn(warnings, row, f"column {col.num}: LOB not included in the logical log")
-        return pa.nulls(rows, pa.string())
+        reasons = np.full(rows, None, object)
+        reasons[chosen] = unavailable.NOT_LOGGED_LOB
+        return pa.nulls(rows, pa.string()), pa.array(reasons, pa.string())
     if not len(chosen):
-        return pa.nulls(rows, pa.string())
+        return pa.nulls(rows, pa.string()), available
     rendered, bad = _render(cursor.buffer, starts[chosen], widths[chosen], col, layout)
     if bad.any():
         mask = np.zeros(rows, bool)
@@ -350,7 +366,7 @@ def _column(
     if col.type in DOUBLE_BYTE_TYPES and layout.graphic_codec is None:
         for row in chosen:
             _warn(warnings, row, f"column {col.num}: DBCS graphic data shown as hex")
-    return _scatter(rendered, chosen, rows)
+    return _scatter(rendered, chosen, rows), available
 
 
 def _scatter(rendered: pa.Array, chosen: np.ndarray, rows: int) -> pa.Array:
@@ -381,9 +397,11 @@ def _value_lists(columns: list[pa.Array], valid: np.ndarray) -> pa.Array:
 
 ROW_IMAGES_TYPE = (
     "struct<before_values: array<string>, after_values: array<string>, "
-    "warnings: array<string>, error: string>"
+    "warnings: array<string>, error: string, "
+    "before_unavailable: array<string>, after_unavailable: array<string>>"
 )
-_FIELDS = ["before_values", "after_values", "warnings", "error"]
+_FIELDS = ["before_values", "after_values", "warnings", "error",
+           "before_unavailable", "after_unavailable"]  # fmt: skip
 
 
 def _binary_buffers(data: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -421,7 +439,7 @@ def decode_batch(data: pa.Array, change_type: pa.Array, layout: RowLayout) -> pa
     frame.fail(total != lengths, "the DATA length field does not match DATA")
     warnings: dict[int, set[str]] = {}
     base = position_base(layout)
-    images: list[tuple[list[pa.Array], np.ndarray]] = []
+    images: list[tuple[list[pa.Array], list[pa.Array], np.ndarray]] = []
     for wanted in slots:
         saved = frame.skip
         frame.skip = saved | ~wanted
@@ -429,13 +447,13 @@ def decode_batch(data: pa.Array, change_type: pa.Array, layout: RowLayout) -> pa
         image_starts, widths = frame.take(length, f"row image {len(images) + 1}")
         frame.skip = saved
         cursor = _Cursor(buffer, image_starts, image_starts + widths, wanted & frame.live())
-        columns = [
+        read = [
             _column(cursor, col, layout, image_starts, warnings, base) for col in layout.columns
         ]
         cursor.fail(cursor.pos != cursor.ends, "row image is longer than the columns of its layout")
         for row, reason in cursor.errors.items():
             frame.fail(_one(rows, row), f"row image {len(images) + 1}: {reason}")
-        images.append((columns, wanted))
+        images.append(([v for v, _ in read], [r for _, r in read], wanted))
     frame.fail(frame.pos != frame.ends, "DATA holds more bytes than its row images")
     ok = frame.live()
     return _assemble(rows, types, images, ok, warnings, frame.errors)
@@ -443,14 +461,21 @@ def decode_batch(data: pa.Array, change_type: pa.Array, layout: RowLayout) -> pa
 
 def _assemble(rows, types, images, ok, warnings, errors) -> pa.StructArray:
     """before/after lists by change type, warnings and errors -> the UDF's struct array."""
-    (first, first_wanted), (second, second_wanted) = images
+    (first, first_why, first_wanted), (second, second_why, second_wanted) = images
     kinds = types.to_numpy(zero_copy_only=False)
-    first_is_after = np.isin(kinds, ["I", "IL"])
-    first_rows = _value_lists(first, ok & first_wanted)
-    second_rows = _value_lists(second, ok & second_wanted)
+    first_is_after = pa.array(np.isin(kinds, ["I", "IL"]))
     nulls = pa.nulls(rows, pa.list_(pa.string()))
-    before = pc.if_else(pa.array(first_is_after), nulls, first_rows)
-    after = pc.if_else(pa.array(first_is_after), first_rows, second_rows)
+    sides = []
+    for one, two in ((first, second), (first_why, second_why)):
+        first_rows = _value_lists(one, ok & first_wanted)
+        second_rows = _value_lists(two, ok & second_wanted)
+        sides.append(
+            (
+                pc.if_else(first_is_after, nulls, first_rows),
+                pc.if_else(first_is_after, first_rows, second_rows),
+            )
+        )
+    (before, after), (before_why, after_why) = sides
     warning_lists = pa.array(
         [sorted(warnings.get(row, ())) if ok[row] else [] for row in range(rows)]
         if warnings
@@ -458,7 +483,9 @@ def _assemble(rows, types, images, ok, warnings, errors) -> pa.StructArray:
         pa.list_(pa.string()),
     )
     error_texts = pa.array([errors.get(row) for row in range(rows)], pa.string())
-    return pa.StructArray.from_arrays([before, after, warning_lists, error_texts], names=_FIELDS)
+    return pa.StructArray.from_arrays(
+        [before, after, warning_lists, error_texts, before_why, after_why], names=_FIELDS
+    )
 
 
 def _one(rows: int, row: int) -> np.ndarray:
@@ -469,12 +496,15 @@ def _one(rows: int, row: int) -> np.ndarray:
 
 @dataclass
 class DecodedImages:
-    """Per row: before/after values (column order), warnings, and an error (None if decoded)."""
+    """Per row: before/after values (column order), warnings, an error (None if decoded), and
+    per image why each value is not in the log (column order, None where it is)."""
 
     before: list[list[str | None] | None]
     after: list[list[str | None] | None]
     warnings: list[list[str]]
     errors: list[str | None]
+    before_unavailable: list[list[str | None] | None]
+    after_unavailable: list[list[str | None] | None]
 
 
 def decode_data(
@@ -484,7 +514,12 @@ def decode_data(
     result = decode_batch(pa.array(data, pa.binary()), pa.array(change_types, pa.string()), layout)
     columns = {name: result.field(name).to_pylist() for name in _FIELDS}
     return DecodedImages(
-        columns["before_values"], columns["after_values"], columns["warnings"], columns["error"]
+        columns["before_values"],
+        columns["after_values"],
+        columns["warnings"],
+        columns["error"],
+        columns["before_unavailable"],
+        columns["after_unavailable"],
     )
 
 
@@ -526,8 +561,9 @@ def decode_groups(
         parts.append(_without_layout(change_type.take(index)))
         order.append(missing)
     if not parts:
+        empty_lists = pa.array([], pa.list_(pa.string()))
         return pa.StructArray.from_arrays(
-            [pa.array([], pa.list_(pa.string()))] * 3 + [pa.array([], pa.string())], names=_FIELDS
+            [empty_lists] * 3 + [pa.array([], pa.string())] + [empty_lists] * 2, names=_FIELDS
         )
     combined = pa.concat_arrays(parts)
     if len(order) == 1:
@@ -551,12 +587,12 @@ def _without_layout(change_type: pa.Array) -> pa.StructArray:
     errors = pa.array(np.where(has_images, _NO_LAYOUT, None).tolist(), pa.string())
     lists = pa.nulls(rows, pa.list_(pa.string()))
     empty = pa.array([[]] * rows, pa.list_(pa.string()))
-    return pa.StructArray.from_arrays([lists, lists, empty, errors], names=_FIELDS)
+    return pa.StructArray.from_arrays([lists, lists, empty, errors, lists, lists], names=_FIELDS)
 
 
 def _failed(rows: int, reason: str) -> pa.StructArray:
     lists = pa.nulls(rows, pa.list_(pa.string()))
     empty = pa.array([[]] * rows, pa.list_(pa.string()))
     return pa.StructArray.from_arrays(
-        [lists, lists, empty, pa.array([reason] * rows, pa.string())], names=_FIELDS
+        [lists, lists, empty, pa.array([reason] * rows, pa.string()), lists, lists], names=_FIELDS
     )

@@ -102,7 +102,10 @@ standardized as (
         correlationid as correlation_id,
         connectid as connection_id,
         connectiontype as connection_type,
-        change_seq
+        change_seq,
+        -- values the log does not carry (udfs/unavailable.py), beside each image
+        before_unavailable,
+        after_unavailable
     from transaction_changes
 )
 
