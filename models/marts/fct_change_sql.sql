@@ -5,7 +5,11 @@
 -- order. A row is found by the table's key (fct_changes.key_columns), else by every column of
 -- its image that can be compared. A truncate's REDO is a DELETE without WHERE (what TRUNCATE
 -- does, in any of the dialects and inside a unit of work); its UNDO inserts again the rows the
--- log shows in the table at that point (fct_row_history).
+-- log shows in the table at that point (fct_row_history). A partition-level truncate
+-- (fct_changes.truncate_scope 'partition': Log Master DM of LOAD REPLACE PART) deletes the
+-- rows of its key range: DELETE ... WHERE above the low limit key and at or below the high one
+-- (macro sql_partition_range); its UNDO inserts again the rows the row history ended by it,
+-- which are those of the range (fct_row_history, macro in_partition_range).
 -- A value the log does not carry (fct_changes.before_unavailable / after_unavailable) is never
 -- written: an INSERT lists, an UPDATE sets and a WHERE compares only the columns whose values
 -- are there, and statement_warnings names the columns left out and why.
@@ -87,7 +91,15 @@ located as (
         filter(
             map_keys(before_image),
             k -> not map_contains_key(after_image, k) or not after_image[k] <=> before_image[k]
-        ) as undo_set_columns
+        ) as undo_set_columns,
+        -- a partition-level truncate's key range ('' = no bound on either side)
+        if(
+            coalesce(truncate_scope = 'partition', false),
+            {{ sql_partition_range(
+                'partition_low_key', 'partition_high_key', 'column_types', 'partition_key_columns'
+            ) }},
+            ''
+        ) as partition_range
     from available
 ),
 
@@ -130,7 +142,12 @@ statements as (
                     {{ sql_match('before_image', 'column_types', 'before_match_columns') }},
                     ';'
                 )
-            when 'truncate' then concat('DELETE FROM ', table_ref, ';')
+            when 'truncate'
+                then concat(
+                    'DELETE FROM ', table_ref,
+                    if(partition_range = '', '', concat(' WHERE ', partition_range)),
+                    ';'
+                )
         end as redo_statement,
         case operation
             when 'insert'
@@ -231,15 +248,28 @@ described as (
                     || array_join(left_out_columns, ', '),
                     null
                 ),
+                if(
+                    coalesce(truncate_scope = 'partition', false),
+                    'partition-level delete (LOAD REPLACE of partition '
+                    || coalesce(cast(partition_number as string), '?')
+                    || '): REDO deletes the rows of its key range, compared by the database '
+                    || '(character keys in its collating sequence); UNDO inserts again the rows '
+                    || 'the log shows in that range, compared as fct_row_history does',
+                    null
+                ),
                 case
                     when operation != 'truncate' then null
                     when truncated_row_count is null
                         then
-                            'no row of the table is known from the log at this truncate: '
+                            'no row of the '
+                            || if(truncate_scope = 'partition', 'partition', 'table')
+                            || ' is known from the log at this truncate: '
                             || 'no UNDO (rows from before the log cannot be restored)'
                     else
                         'UNDO inserts the ' || truncated_row_count || ' rows the log shows '
-                        || 'in the table at this truncate; rows from before the log are not known'
+                        || 'in the '
+                        || if(truncate_scope = 'partition', 'partition', 'table')
+                        || ' at this truncate; rows from before the log are not known'
                 end
             ),
             message -> message is not null

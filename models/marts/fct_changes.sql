@@ -54,6 +54,32 @@ changes as (
                 ref('int_' ~ source ~ '_changes_standardized'),
                 'after_unavailable',
                 'map<string,string>'
+            ) }},
+            -- a truncate's scope: 'table', or 'partition' with its key range (Log Master DM
+            -- of LOAD REPLACE PART); a source without the column: 'table' for its truncates
+            coalesce(
+                {{ optional_column(
+                    ref('int_' ~ source ~ '_changes_standardized'), 'truncate_scope', 'string'
+                ) | replace(' as truncate_scope', '') }},
+                if(operation = 'truncate', 'table', null)
+            ) as truncate_scope,
+            {{ optional_column(
+                ref('int_' ~ source ~ '_changes_standardized'), 'partition_number', 'int'
+            ) }},
+            {{ optional_column(
+                ref('int_' ~ source ~ '_changes_standardized'),
+                'partition_key_columns',
+                'array<string>'
+            ) }},
+            {{ optional_column(
+                ref('int_' ~ source ~ '_changes_standardized'),
+                'partition_low_key',
+                'map<string,string>'
+            ) }},
+            {{ optional_column(
+                ref('int_' ~ source ~ '_changes_standardized'),
+                'partition_high_key',
+                'map<string,string>'
             ) }}
         from {{ ref('int_' ~ source ~ '_changes_standardized') }}
         {% if not loop.last %}union all{% endif %}

@@ -125,6 +125,8 @@ def _layout_text(
             return None
         subtype, pos = d.get("llcolumnsubtype"), d.get("llcolumnpos")
         parts += ["" if subtype is None else subtype, "" if pos is None else pos]
+        if (d.get("keyseq") or 0) > 0:  # key columns say their KEYSEQ (limit keys of a DM)
+            parts.append(d["keyseq"])
         columns.append(",".join(str(p) for p in parts))
         names.append(d["columnname"][: d.get("columnnamelen") or 128])
     lobs = dtbi.get("lobsincluded") or "Y"

@@ -149,13 +149,23 @@ zipped as (
             inline_before_values, inline_after_values, inline_image_warnings, inline_image_error
         ),
         map_from_arrays(column_names, column_type_list) as column_types,
+        -- a partition-level DM's limit keys (low as before, high as after) hold the leading
+        -- key columns in KEYSEQ order, as many as the record has (rowimage.limit_keys)
         case
-            when images.before_values is not null
-                then map_from_arrays(column_names, images.before_values)
+            when images.before_values is null then null
+            when change_type = 'DM'
+                then map_from_arrays(
+                    slice(key_columns, 1, size(images.before_values)), images.before_values
+                )
+            else map_from_arrays(column_names, images.before_values)
         end as before_image,
         case
-            when images.after_values is not null
-                then map_from_arrays(column_names, images.after_values)
+            when images.after_values is null then null
+            when change_type = 'DM'
+                then map_from_arrays(
+                    slice(key_columns, 1, size(images.after_values)), images.after_values
+                )
+            else map_from_arrays(column_names, images.after_values)
         end as after_image,
         images.warnings as decode_warnings,
         images.error as decode_error,
