@@ -131,3 +131,75 @@
         filter(map_keys({{ image }}), k -> {{ sql_is_comparable(types ~ '[k]') }})
     )
 {%- endmacro %}
+
+{#-
+    One side of a partition's key range (a partition-level mass delete) as a condition on the
+    limit key `bound` (a map from key column to value text): the row-value comparison
+    ("A", "B") op (x, y) written out column by column, which every dialect reads:
+    (("A" op x) OR ("A" = x AND "B" last_op y)), op strict on every column but the last;
+    a one-column limit key: "A" last_op x. The limit key holds the first columns of
+    `key_columns`, as many as it has values.
+-#}
+{% macro sql_key_bound(bound, types, key_columns, operator, last_operator) -%}
+    concat(
+        if(size({{ bound }}) > 1, '(', ''),
+        array_join(
+            transform(
+                slice({{ key_columns }}, 1, size({{ bound }})),
+                (c, i) -> concat(
+                    if(size({{ bound }}) > 1, '(', ''),
+                    array_join(
+                        concat(
+                            transform(
+                                slice({{ key_columns }}, 1, i),
+                                p -> concat(
+                                    {{ sql_identifier('p') }}, ' = ',
+                                    {{ sql_constant(bound ~ '[p]', types ~ '[p]') }}
+                                )
+                            ),
+                            array(
+                                concat(
+                                    {{ sql_identifier('c') }},
+                                    if(
+                                        i + 1 = least(size({{ bound }}), size({{ key_columns }})),
+                                        ' {{ last_operator }} ',
+                                        ' {{ operator }} '
+                                    ),
+                                    {{ sql_constant(bound ~ '[c]', types ~ '[c]') }}
+                                )
+                            )
+                        ),
+                        ' AND '
+                    ),
+                    if(size({{ bound }}) > 1, ')', '')
+                )
+            ),
+            ' OR '
+        ),
+        if(size({{ bound }}) > 1, ')', '')
+    )
+{%- endmacro %}
+
+{#-
+    The WHERE condition of a partition-level mass delete: keys above the low limit key
+    (exclusive) and at or below the high one (inclusive), as Db2 for z/OS partitions by
+    ascending limit keys; e.g. "K" > 2 AND "K" <= 5. An empty or null limit key is no bound on
+    its side (array_join skips the null); no bound at all gives ''.
+-#}
+{% macro sql_partition_range(low_key, high_key, types, key_columns) -%}
+    array_join(
+        array(
+            if(
+                coalesce(size({{ low_key }}), 0) > 0,
+                {{ sql_key_bound(low_key, types, key_columns, '>', '>') }},
+                null
+            ),
+            if(
+                coalesce(size({{ high_key }}), 0) > 0,
+                {{ sql_key_bound(high_key, types, key_columns, '<', '<=') }},
+                null
+            )
+        ),
+        ' AND '
+    )
+{%- endmacro %}

@@ -41,7 +41,11 @@ folder under the source's raw folder), with the topic prefix ``<source_system>.<
 Values: integers and floats (by ``column_types``) as JSON numbers, booleans as JSON booleans,
 everything else as the marts' text: decimals as strings (Debezium's
 ``decimal.handling.mode=string``), binary as hex (``binary.handling.mode=hex``), dates, times
-and timestamps as ISO text. Without column types every value is a string.
+and timestamps as ISO text. Without column types every value is a string. A value the log
+does not carry (``fct_changes.before_unavailable`` / ``after_unavailable``: an out-of-row LOB,
+a LONG or XML value, a column added after the row was written; ``udfs/unavailable.py``) is the
+string ``__debezium_unavailable_value``, Debezium's default ``unavailable.value.placeholder``,
+whatever the column's type, never null (null is a real SQL NULL).
 
 Times: ``source.ts_ms`` and the transaction events' ``ts_ms`` are the commit time in
 milliseconds since 1970-01-01 UTC, null when the log has none (solidDB logs no times);
@@ -67,6 +71,7 @@ from typing import IO, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from udfs.errors import LogmartError
+from udfs.unavailable import DEBEZIUM_PLACEHOLDER
 
 CONNECTOR_VERSION = "logmart-0.1.0"
 INTEGER_TYPES = re.compile(r"^(SMALLINT|INTEGER|INT|BIGINT|TINYINT)\b", re.IGNORECASE)
@@ -146,11 +151,25 @@ def _entries(image: Any) -> Iterable[tuple[str, str | None]]:
     return ((name, text) for name, text in image)
 
 
-def _image(image: Any, types: Mapping[str, str] | None) -> dict | None:
+def _image(image: Any, types: Mapping[str, str] | None, unavailable: Any = None) -> dict | None:
+    """A row image as Debezium's before/after: typed values, and DEBEZIUM_PLACEHOLDER for
+    each column ``unavailable`` names (its value is not in the log)."""
     if image is None:
         return None
     types = types or {}
-    return {name: value(text, types.get(name)) for name, text in _entries(image)}
+    missing = {name for name, _ in _entries(unavailable)} if unavailable is not None else set()
+    return {
+        name: DEBEZIUM_PLACEHOLDER if name in missing else value(text, types.get(name))
+        for name, text in _entries(image)
+    }
+
+
+def _optional(row: Mapping[str, Any], name: str) -> Any:
+    """A column the row may lack (rows of marts built before it existed): None then."""
+    try:
+        return row[name]
+    except (KeyError, ValueError, IndexError):
+        return None
 
 
 def time_zone(name: str) -> dt.tzinfo:
@@ -324,6 +343,11 @@ class Message:
     value: dict | None
 
 
+def _known(key: dict | None) -> bool:
+    """A key whose every value is in the log (none is DEBEZIUM_PLACEHOLDER)."""
+    return key is not None and DEBEZIUM_PLACEHOLDER not in key.values()
+
+
 def _key(columns: Any, image: dict | None) -> dict | None:
     if not columns or image is None:
         return None
@@ -372,8 +396,10 @@ def stream_messages(
     transaction_id, change_seq, each a mapping (a Spark Row or a dict) with source_system,
     log_stream, capture, table_schema, table_name, op, change_id, transaction_id,
     commit_position, log_position, commit_ts, before_image, after_image (dicts, or Spark
-    map_entries), key_columns and column_types. Rows at or before `progress.commit_position`
-    are an error (the query selects after it), as are rows out of commit order.
+    map_entries), key_columns and column_types, and optionally before_unavailable /
+    after_unavailable (the same forms: columns written as DEBEZIUM_PLACEHOLDER). Rows at or
+    before `progress.commit_position` are an error (the query selects after it), as are rows
+    out of commit order.
 
     For each transaction: BEGIN on the transaction topic, its change events (and tombstones),
     END. `progress` is advanced as each transaction ends (its commit_position, counts), so
@@ -438,8 +464,8 @@ def _change_messages(
     if op == "t" and options.truncates == "skip":
         return
     types = dict(row["column_types"]) if row["column_types"] is not None else None
-    before = _image(row["before_image"], types)
-    after = _image(row["after_image"], types)
+    before = _image(row["before_image"], types, _optional(row, "before_unavailable"))
+    after = _image(row["after_image"], types, _optional(row, "after_unavailable"))
     columns = list(row["key_columns"] or [])
     name = topic(row["source_system"], row["log_stream"], row["table_schema"], row["table_name"])
     collection = ".".join(p for p in (row["table_schema"], row["table_name"]) if p)
@@ -449,8 +475,9 @@ def _change_messages(
         progress.messages += 1
         return Message(name, key, _envelope(row, op, before, after, txn, collection, options))
 
-    if op == "u" and old_key is not None and new_key is not None and old_key != new_key:
-        # the key changed: a delete under the old key and a create under the new one
+    if op == "u" and _known(old_key) and _known(new_key) and old_key != new_key:
+        # the key changed: a delete under the old key and a create under the new one (a key
+        # value not in the log is not compared: the change stays an update)
         yield event("d", before, None, old_key)
         if options.tombstones:
             progress.messages += 1
@@ -625,7 +652,9 @@ select
     cast(commit_ts as string) as commit_ts,
     map_entries(before_image) as before_image,
     map_entries(after_image) as after_image,
-    key_columns, column_types
+    key_columns, column_types,
+    map_entries(before_unavailable) as before_unavailable,
+    map_entries(after_unavailable) as after_unavailable
 from marts.fct_changes
 where disposition = 'committed' and commit_position is not null
     and source_system = {source} and log_stream = {stream} {after}

@@ -2,10 +2,10 @@
 
 | function | arguments | returns |
 | --- | --- | --- |
-| ``logmart_logmaster_row_images`` | DATA, CHANGE TYPE, layout | before/after values, warnings |
+| ``logmart_logmaster_row_images`` | DATA, CHANGE TYPE, layout | images, unavailable, warnings |
 | ``logmart_logmaster_catalog_event`` | DATA, CHANGE TYPE, code page | text, clone table, error |
 | ``logmart_db2luw_layout_history`` | catalog, settings, layout records | layout versions |
-| ``logmart_db2luw_row`` | row image, layout JSON, byte order | values, null_reasons, error |
+| ``logmart_db2luw_row`` | row image, layout JSON, byte order | values, reasons, unavailable |
 | ``logmart_soliddb_statement`` | RECID, DATA, char codec | LOGRECID, INFO, SQL text, kind, error |
 | ``logmart_soliddb_layout_history`` | catalog rows, DDL/SQL records, codecs | layout versions |
 | ``logmart_soliddb_row`` | DATA, layout JSON | values, null_reasons, error |

@@ -5,12 +5,46 @@
 -- order. A row is found by the table's key (fct_changes.key_columns), else by every column of
 -- its image that can be compared. A truncate's REDO is a DELETE without WHERE (what TRUNCATE
 -- does, in any of the dialects and inside a unit of work); its UNDO inserts again the rows the
--- log shows in the table at that point (fct_row_history).
+-- log shows in the table at that point (fct_row_history). A partition-level truncate
+-- (fct_changes.truncate_scope 'partition': Log Master DM of LOAD REPLACE PART) deletes the
+-- rows of its key range: DELETE ... WHERE above the low limit key and at or below the high one
+-- (macro sql_partition_range); its UNDO inserts again the rows the row history ended by it,
+-- which are those of the range (fct_row_history, macro in_partition_range).
+-- A value the log does not carry (fct_changes.before_unavailable / after_unavailable) is never
+-- written: an INSERT lists, an UPDATE sets and a WHERE compares only the columns whose values
+-- are there, and statement_warnings names the columns left out and why.
 with
 
 changes as (
     select * from {{ ref('fct_changes') }}
     where disposition = 'committed'
+),
+
+available as (
+    -- the images without the columns whose values the log does not carry
+    select
+        * except (before_image, after_image),
+        map_filter(
+            before_image,
+            (k, v) -> not map_contains_key(coalesce(before_unavailable, map()), k)
+        ) as before_image,
+        map_filter(
+            after_image,
+            (k, v) -> not map_contains_key(coalesce(after_unavailable, map()), k)
+        ) as after_image,
+        array_distinct(
+            concat(
+                transform(
+                    array_sort(map_keys(coalesce(before_unavailable, map()))),
+                    k -> concat(k, ' (', before_unavailable[k], ')')
+                ),
+                transform(
+                    array_sort(map_keys(coalesce(after_unavailable, map()))),
+                    k -> concat(k, ' (', after_unavailable[k], ')')
+                )
+            )
+        ) as left_out_columns
+    from changes
 ),
 
 truncated_rows as (
@@ -47,8 +81,26 @@ located as (
         ) as has_key,
         filter(
             map_keys(after_image), k -> not after_image[k] <=> before_image[k]
-        ) as changed_columns
-    from changes
+        ) as changed_columns,
+        -- the columns an UPDATE sets: those changed, and those whose value is known on the
+        -- side set but not on the other (it may have changed); all of that side when none
+        filter(
+            map_keys(after_image),
+            k -> not map_contains_key(before_image, k) or not after_image[k] <=> before_image[k]
+        ) as redo_set_columns,
+        filter(
+            map_keys(before_image),
+            k -> not map_contains_key(after_image, k) or not after_image[k] <=> before_image[k]
+        ) as undo_set_columns,
+        -- a partition-level truncate's key range ('' = no bound on either side)
+        if(
+            coalesce(truncate_scope = 'partition', false),
+            {{ sql_partition_range(
+                'partition_low_key', 'partition_high_key', 'column_types', 'partition_key_columns'
+            ) }},
+            ''
+        ) as partition_range
+    from available
 ),
 
 with_truncated_rows as (
@@ -84,13 +136,18 @@ statements as (
                     ' SET ', {{ sql_assignments(
                     'after_image',
                     'column_types',
-                    'if(size(changed_columns) > 0, changed_columns, map_keys(after_image))'
+                    'if(size(redo_set_columns) > 0, redo_set_columns, map_keys(after_image))'
                 ) }},
                     ' WHERE ',
                     {{ sql_match('before_image', 'column_types', 'before_match_columns') }},
                     ';'
                 )
-            when 'truncate' then concat('DELETE FROM ', table_ref, ';')
+            when 'truncate'
+                then concat(
+                    'DELETE FROM ', table_ref,
+                    if(partition_range = '', '', concat(' WHERE ', partition_range)),
+                    ';'
+                )
         end as redo_statement,
         case operation
             when 'insert'
@@ -111,7 +168,7 @@ statements as (
                     ' SET ', {{ sql_assignments(
                     'before_image',
                     'column_types',
-                    'if(size(changed_columns) > 0, changed_columns, map_keys(before_image))'
+                    'if(size(undo_set_columns) > 0, undo_set_columns, map_keys(before_image))'
                 ) }},
                     ' WHERE ',
                     {{ sql_match('after_image', 'column_types', 'after_match_columns') }},
@@ -147,15 +204,18 @@ described as (
             else 'all_columns'
         end as match_by,
         -- a WHERE clause needs a column to compare: none when the image has only LOBs
+        -- and an INSERT or an UPDATE needs a column whose value is in the log
         if(
             is_half_update
-            or (operation in ('update', 'delete') and size(before_match_columns) = 0),
+            or (operation in ('update', 'delete') and size(before_match_columns) = 0)
+            or (operation in ('insert', 'update') and size(map_keys(after_image)) = 0),
             null,
             redo_statement
         ) as redo_sql,
         if(
             is_half_update
-            or (operation in ('insert', 'update') and size(after_match_columns) = 0),
+            or (operation in ('insert', 'update') and size(after_match_columns) = 0)
+            or (operation in ('delete', 'update') and size(map_keys(before_image)) = 0),
             null,
             undo_statement
         ) as undo_sql,
@@ -182,15 +242,34 @@ described as (
                     'values decoded with warnings: ' || array_join(decode_warnings, '; '),
                     null
                 ),
+                if(
+                    size(left_out_columns) > 0,
+                    'left out of the statements, their values are not in the log: '
+                    || array_join(left_out_columns, ', '),
+                    null
+                ),
+                if(
+                    coalesce(truncate_scope = 'partition', false),
+                    'partition-level delete (LOAD REPLACE of partition '
+                    || coalesce(cast(partition_number as string), '?')
+                    || '): REDO deletes the rows of its key range, compared by the database '
+                    || '(character keys in its collating sequence); UNDO inserts again the rows '
+                    || 'the log shows in that range, compared as fct_row_history does',
+                    null
+                ),
                 case
                     when operation != 'truncate' then null
                     when truncated_row_count is null
                         then
-                            'no row of the table is known from the log at this truncate: '
+                            'no row of the '
+                            || if(truncate_scope = 'partition', 'partition', 'table')
+                            || ' is known from the log at this truncate: '
                             || 'no UNDO (rows from before the log cannot be restored)'
                     else
                         'UNDO inserts the ' || truncated_row_count || ' rows the log shows '
-                        || 'in the table at this truncate; rows from before the log are not known'
+                        || 'in the '
+                        || if(truncate_scope = 'partition', 'partition', 'table')
+                        || ' at this truncate; rows from before the log are not known'
                 end
             ),
             message -> message is not null

@@ -2,7 +2,9 @@
 -- One row per row change, every source: what changed (before/after images), in which
 -- transaction, its disposition and its place in commit order.
 -- `order by commit_position, change_seq` over committed changes is the log order of the work.
--- `column_types` is optional in the contract: null for a source whose model lacks it.
+-- `column_types` is optional in the contract: null for a source whose model lacks it; so are
+-- `before_unavailable` / `after_unavailable` (udfs/unavailable.py: the columns of each image
+-- whose value the log does not carry, and why; such a column's value in the image is null).
 -- `op` / `_change_type` name each change as Debezium and Delta's change data feed do.
 -- A transaction is (source_system, log_stream, transaction_id): it may span captures.
 with
@@ -41,6 +43,42 @@ changes as (
             {{ optional_column(
                 ref('int_' ~ source ~ '_changes_standardized'),
                 'column_types',
+                'map<string,string>'
+            ) }},
+            {{ optional_column(
+                ref('int_' ~ source ~ '_changes_standardized'),
+                'before_unavailable',
+                'map<string,string>'
+            ) }},
+            {{ optional_column(
+                ref('int_' ~ source ~ '_changes_standardized'),
+                'after_unavailable',
+                'map<string,string>'
+            ) }},
+            -- a truncate's scope: 'table', or 'partition' with its key range (Log Master DM
+            -- of LOAD REPLACE PART); a source without the column: 'table' for its truncates
+            coalesce(
+                {{ optional_column(
+                    ref('int_' ~ source ~ '_changes_standardized'), 'truncate_scope', 'string'
+                ) | replace(' as truncate_scope', '') }},
+                if(operation = 'truncate', 'table', null)
+            ) as truncate_scope,
+            {{ optional_column(
+                ref('int_' ~ source ~ '_changes_standardized'), 'partition_number', 'int'
+            ) }},
+            {{ optional_column(
+                ref('int_' ~ source ~ '_changes_standardized'),
+                'partition_key_columns',
+                'array<string>'
+            ) }},
+            {{ optional_column(
+                ref('int_' ~ source ~ '_changes_standardized'),
+                'partition_low_key',
+                'map<string,string>'
+            ) }},
+            {{ optional_column(
+                ref('int_' ~ source ~ '_changes_standardized'),
+                'partition_high_key',
                 'map<string,string>'
             ) }}
         from {{ ref('int_' ~ source ~ '_changes_standardized') }}

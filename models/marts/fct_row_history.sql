@@ -7,7 +7,10 @@
 -- A row is known by its key values (fct_changes.key_columns), or by a hash of all its
 -- values when the table has no key (identical rows are then told apart by `occurrence`).
 -- An update closes the version of its before image and opens one for its after image; a
--- delete closes one; a truncate closes every version open at it. A row the log deletes or
+-- delete closes one; a truncate closes every version open at it, a partition-level truncate
+-- (fct_changes.truncate_scope 'partition') those whose key falls in its partition's key range
+-- (macro in_partition_range); a row loaded again after it opens its next occurrence.
+-- A row the log deletes or
 -- updates before inserting it was there before the log began: it gets a version from the
 -- start (valid_from_position null) with the values its before image shows.
 with
@@ -25,7 +28,8 @@ change_orders as (
     select
         change_id,
         row_number() over table_order as change_order,
-        sum(if(operation = 'truncate', 1, 0)) over table_order as epoch
+        sum(if(operation = 'truncate' and truncate_scope = 'table', 1, 0))
+            over table_order as epoch
     from committed_changes
     window table_order as (
         partition by source_system, log_stream, table_schema, table_name
@@ -56,7 +60,26 @@ truncates as (
         commit_position,
         commit_ts
     from epochs
-    where operation = 'truncate'
+    where operation = 'truncate' and truncate_scope = 'table'
+),
+
+partition_truncates as (
+    -- a partition-level truncate ends, inside its epoch, the versions in its key range
+    select
+        source_system,
+        log_stream,
+        table_schema,
+        table_name,
+        epoch,
+        change_order,
+        change_id,
+        commit_position,
+        commit_ts,
+        partition_key_columns,
+        partition_low_key,
+        partition_high_key
+    from epochs
+    where operation = 'truncate' and truncate_scope = 'partition'
 ),
 
 events as (
@@ -152,7 +175,8 @@ sequenced as (
         lead(change_id) over copy_events as next_change_id,
         lead(commit_position) over copy_events as next_commit_position,
         lead(commit_ts) over copy_events as next_commit_ts,
-        lead(operation) over copy_events as next_operation
+        lead(operation) over copy_events as next_operation,
+        lead(change_order) over copy_events as next_change_order
     from occurrences
     window copy_events as (
         partition by source_system, log_stream, table_schema, table_name, row_key, epoch, occurrence
@@ -178,10 +202,12 @@ versions as (
         change_id as valid_from_change_id,
         commit_position as valid_from_position,
         commit_ts as valid_from_ts,
+        change_order as valid_from_order,
         next_change_id,
         next_commit_position,
         next_commit_ts,
-        next_operation
+        next_operation,
+        next_change_order
     from sequenced
     where copy_delta = 1
     union all
@@ -202,19 +228,67 @@ versions as (
         null as valid_from_change_id,
         null as valid_from_position,
         null as valid_from_ts,
+        0 as valid_from_order,
         change_id as next_change_id,
         commit_position as next_commit_position,
         commit_ts as next_commit_ts,
-        operation as next_operation
+        operation as next_operation,
+        change_order as next_change_order
     from sequenced
     where copy_delta = -1 and previous_delta is null
 ),
 
+identified_versions as (
+    select
+        *,
+        coalesce(valid_from_change_id, concat('before-log:', next_change_id)) as version_id
+    from versions
+),
+
+partition_cuts as (
+    -- the first partition-level truncate after a version opened (and before its own next
+    -- event) whose key range holds the version's key
+    select
+        identified_versions.version_id,
+        identified_versions.row_key,
+        identified_versions.occurrence,
+        min_by(
+            named_struct(
+                'change_id', partition_truncates.change_id,
+                'commit_position', partition_truncates.commit_position,
+                'commit_ts', partition_truncates.commit_ts
+            ),
+            partition_truncates.change_order
+        ) as cut
+    from identified_versions
+    inner join partition_truncates
+        on
+            identified_versions.source_system = partition_truncates.source_system
+            and identified_versions.log_stream = partition_truncates.log_stream
+            and identified_versions.table_schema <=> partition_truncates.table_schema
+            and identified_versions.table_name = partition_truncates.table_name
+            and identified_versions.epoch = partition_truncates.epoch
+            and identified_versions.valid_from_order < partition_truncates.change_order
+            and (
+                identified_versions.next_change_order is null
+                or identified_versions.next_change_order > partition_truncates.change_order
+            )
+            and {{ in_partition_range(
+                'identified_versions.row_image',
+                'identified_versions.column_types',
+                'partition_truncates.partition_key_columns',
+                'partition_truncates.partition_low_key',
+                'partition_truncates.partition_high_key'
+            ) }}
+    group by
+        identified_versions.version_id,
+        identified_versions.row_key,
+        identified_versions.occurrence
+),
+
 closed as (
     select
-        coalesce(
-            versions.valid_from_change_id, concat('before-log:', versions.next_change_id)
-        ) as version_id,
+        versions.version_id,
         versions.source_system,
         versions.log_stream,
         versions.capture,
@@ -230,19 +304,29 @@ closed as (
         versions.valid_from_ts,
         versions.valid_from_change_id,
         case
+            when partition_cuts.cut is not null then partition_cuts.cut.commit_position
             when versions.next_change_id is not null then versions.next_commit_position
             else truncates.commit_position
         end as valid_to_position,
         case
+            when partition_cuts.cut is not null then partition_cuts.cut.commit_ts
             when versions.next_change_id is not null then versions.next_commit_ts
             else truncates.commit_ts
         end as valid_to_ts,
-        coalesce(versions.next_change_id, truncates.change_id) as valid_to_change_id,
+        coalesce(
+            partition_cuts.cut.change_id, versions.next_change_id, truncates.change_id
+        ) as valid_to_change_id,
         case
+            when partition_cuts.cut is not null then 'truncate'
             when versions.next_change_id is not null then versions.next_operation
             when truncates.change_id is not null then 'truncate'
         end as ended_by
-    from versions
+    from identified_versions as versions
+    left join partition_cuts
+        on
+            versions.version_id = partition_cuts.version_id
+            and versions.row_key = partition_cuts.row_key
+            and versions.occurrence = partition_cuts.occurrence
     left join truncates
         on
             versions.source_system = truncates.source_system

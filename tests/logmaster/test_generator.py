@@ -96,7 +96,7 @@ def read_header(r: bytes) -> dict:
         "uoridlrsn": r[162:172].hex().upper(), "uorid": r[172:182].hex().upper(),
         "seglen": u(182), "totalsegs": u(184), "segnum": u(186),
         "commit_lrsn": r[192:202].hex().upper(), "commit_rba": r[202:212].hex().upper(),
-        "authid": e(r[234:242]).rstrip(),
+        "authid": e(r[234:242]).rstrip(), "partnum": u(58),
     }  # fmt: skip
 
 
@@ -174,6 +174,22 @@ def read_data(data: bytes, change_type: str, table: dict) -> dict:
         n = struct.unpack_from(">H", data, 2)[0]
         m = struct.unpack_from(">H", data, 4 + n)[0]
         out["clone"] = (e(data[4 : 4 + n]), e(data[6 + n : 6 + n + m]))
+    elif change_type == "DM" and data != b"\x00\x02":
+        # LOAD REPLACE of one partition: the low and high limit keys, each the leading key
+        # columns (KEYSEQ order) as a row image holds them (docs/logmaster.md)
+        key = sorted((c for c in table["columns"] if c["keyseq"]), key=lambda c: c["keyseq"])
+        images, pos = [], 2
+        while pos < len(data):
+            n = struct.unpack_from(">H", data, pos)[0]
+            images.append(data[pos + 2 : pos + 2 + n])
+            pos += 2 + n
+        assert len(images) == 2
+        limits = []
+        for image in images:
+            columns = key[: 1 if image else 0]  # the generator's limit keys hold one column
+            values, _ = read_image(image, {**table, "columns": columns})
+            limits.append(list(values.values()))
+        out["limits"] = limits
     elif change_type in ("DM", "DT", "DR"):
         assert data == b"\x00\x02"
     else:
@@ -360,6 +376,12 @@ def test_every_record_is_framed_and_every_change_reads_back(extract):
         )
         if line["change_type"] == "E":
             assert list(got["clone"]) == [line["clone_owner"], line["clone_name"]]
+        if "partition" in line:
+            part = line["partition"]
+            assert got["limits"] == [part["low"], part["high"]]
+            assert got["partnum"] == part["partnum"]
+        else:
+            assert "limits" not in got and got["partnum"] == 1
         for starts in got.get("starts", []):
             check_llcolumnpos(got["table"]["columns"], starts)
     assert used == {(n, o) for n, offsets in seen.items() for o in offsets}
@@ -420,7 +442,14 @@ def test_truth_tables_are_the_replay_of_the_effective_changes(extract):
     for x in effective:
         name = f"{x['table_owner']}.{x['table_name']}"
         key_of = lambda row: tuple(row[k] for k in tables[name]["key"])  # noqa: E731
-        if x["change_type"] in ("DT", "DM", "DR", "E"):
+        if "partition" in x:  # a partition-level DM empties its key range only
+            part = x["partition"]
+            rows[name] = {
+                k: row
+                for k, row in rows[name].items()
+                if not in_range([row[c] for c in part["columns"]], part["low"], part["high"])
+            }
+        elif x["change_type"] in ("DT", "DM", "DR", "E"):
             rows[name].clear()
         if x["before"] is not None:
             rows[name].pop(key_of(x["before"]))
@@ -431,6 +460,26 @@ def test_truth_tables_are_the_replay_of_the_effective_changes(extract):
             map(json.dumps, table["rows"])
         ), name
     assert all(table["rows"] for table in tables.values())
+
+
+def in_range(key: list[str], low: list[str], high: list[str]) -> bool:
+    """Db2's ascending limit keys: above the previous limit, at or below this one (numbers)."""
+    number = lambda values: [int(v) for v in values]  # noqa: E731
+    return (not low or number(key) > number(low)) and (not high or number(key) <= number(high))
+
+
+def test_a_partition_level_mass_delete_is_there_and_leaves_other_partitions(extract):
+    out, _ = extract
+    lines = truth_lines(out)
+    parts = [x for x in lines if "partition" in x]
+    assert parts and all(x["change_type"] == "DM" for x in parts)
+    assert any(x["change_type"] == "DM" and "partition" not in x for x in lines)
+    loaded = [x for x in lines if x["ur"] == parts[0]["ur"] and x["change_type"] == "IL"]
+    part = parts[0]["partition"]
+    assert loaded and all(
+        in_range([x["after"][c] for c in part["columns"]], part["low"], part["high"])
+        for x in loaded
+    )
 
 
 def test_benchmark_extract_reads_back(tmp_path):

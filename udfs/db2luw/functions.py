@@ -15,11 +15,12 @@ end, else ``TBSPACEID=..,TABLEID=..[,DROPPED_LSN=..]``), ``dropped_lsn``, ``layo
 
 ``logmart_db2luw_row(image, layout_json, byteorder)`` — one row image ("record header and
 data") decoded with a layout version: ``values`` and ``null_reasons`` in column order (the
-SQL zips them with ``column_names``), ``error`` (why the image could not be decoded),
-``is_user_row``, ``record_kind`` (``user_row`` / ``internal`` / ``image_elsewhere`` /
-``not_user_record``, see :func:`udfs.db2luw.rows.decode_row`) and ``record_type`` (the outer
-record type: an insert whose type has the 0x04 bit carries the after image of the update
-record that follows it).
+SQL zips them with ``column_names``), ``unavailable`` (column order: the
+:mod:`udfs.unavailable` reason of each value the log does not carry, null for every other),
+``error`` (why the image could not be decoded), ``is_user_row``, ``record_kind``
+(``user_row`` / ``internal`` / ``image_elsewhere`` / ``not_user_record``, see
+:func:`udfs.db2luw.rows.decode_row`) and ``record_type`` (the outer record type: an insert
+whose type has the 0x04 bit carries the after image of the update record that follows it).
 """
 
 from __future__ import annotations
@@ -91,7 +92,7 @@ _HISTORY_ARROW = pa.list_(
 )
 ROW_TYPE = (
     "struct<values: array<string>, null_reasons: array<string>, error: string, "
-    "is_user_row: boolean, record_kind: string, record_type: int>"
+    "is_user_row: boolean, record_kind: string, record_type: int, unavailable: array<string>>"
 )
 _ROW_ARROW = pa.struct(
     [
@@ -101,6 +102,7 @@ _ROW_ARROW = pa.struct(
         ("is_user_row", pa.bool_()),
         ("record_kind", pa.string()),
         ("record_type", pa.int32()),
+        ("unavailable", pa.list_(pa.string())),
     ]
 )
 DEFAULT_SETTINGS = {"codec": "utf-8", "graphic_codec": "utf-16-be"}
@@ -316,7 +318,8 @@ def decode_image(
         return _row_failure(f"row image of {layout.qualified_name}: {exc}")
     if row.record_kind != "user_row":
         return {"values": None, "null_reasons": None, "error": None, "is_user_row": False,
-                "record_kind": row.record_kind, "record_type": row.record_type}  # fmt: skip
+                "record_kind": row.record_kind, "record_type": row.record_type,
+                "unavailable": None}  # fmt: skip
     names = [column.name for column in layout.columns]
     return {
         "values": [row.values.get(name) for name in names],
@@ -325,9 +328,10 @@ def decode_image(
         "is_user_row": True,
         "record_kind": row.record_kind,
         "record_type": row.record_type,
+        "unavailable": [row.unavailable.get(name) for name in names],
     }
 
 
 def _row_failure(reason: str) -> dict[str, Any]:
     return {"values": None, "null_reasons": None, "error": reason, "is_user_row": None,
-            "record_kind": None, "record_type": None}  # fmt: skip
+            "record_kind": None, "record_type": None, "unavailable": None}  # fmt: skip

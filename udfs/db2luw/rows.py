@@ -10,7 +10,9 @@ ends a table's layouts at its DROP TABLE (its ids may be reused by a later table
 None, why (``none_sources``, after python-mysql-replication): ``'null'`` (the log said NULL),
 ``'not_in_row'`` (the row was written before the column existed, or a long field lives outside
 the row), ``'out_of_row'`` (0x8000 varying-data descriptor), ``'lob_not_inline'``,
-``'system_default_unknown'``, ``'unsupported_type'`` or ``'undecodable: <why>'``.
+``'system_default_unknown'``, ``'unsupported_type'`` or ``'undecodable: <why>'``; and, for
+each value the log does not carry, its reason in the shared vocabulary of :mod:`udfs.unavailable`
+(``unavailable``: a real NULL is not there; see :func:`unavailable_reason`).
 
 Values are rendered as ``../shared/specs/README.md`` "Value rendering" says. Interpretations
 (also in ``docs/db2luw.md``):
@@ -61,6 +63,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from udfs import unavailable as na
 from udfs.db2luw.records import FIELD_TYPES, NULL_FLAGS
 from udfs.errors import DecodeError
 from udfs.values import (
@@ -683,13 +686,15 @@ USER_ROW, INTERNAL, IMAGE_ELSEWHERE, NOT_USER_RECORD = (
 
 
 class DecodedRow(NamedTuple):
-    """A decoded row image: values by column name and, for each None value, why."""
+    """A decoded row image: values by column name and, for each None value, why; for each
+    value the log does not carry (every None but a logged NULL), its udfs.unavailable reason."""
 
     values: dict[str, str | None]
     none_sources: dict[str, str]
     record_kind: str  # user_row | internal | image_elsewhere | not_user_record
     record_type: int  # the outer record type
     format: str | None  # 'formatted' | 'value_compression' (user rows)
+    unavailable: dict[str, str]  # column -> udfs.unavailable reason
 
 
 def decode_row(
@@ -710,17 +715,55 @@ def decode_row(
         raise DecodeError(f"row record header says {length} bytes, the image has {len(data)}")
     if not (outer in (0x00, 0x10) or outer & 0x04):
         kind = IMAGE_ELSEWHERE if outer & 0x02 else NOT_USER_RECORD
-        return DecodedRow({}, {}, kind, outer, None)
+        return DecodedRow({}, {}, kind, outer, None, {})
     if len(data) < 5 or not data[4] & 0x03:
-        return DecodedRow({}, {}, INTERNAL, outer, None)
+        return DecodedRow({}, {}, INTERNAL, outer, None, {})
     if len(data) < 8:
         raise DecodeError(f"user row image of {len(data)} bytes is cut inside its 8-byte header")
     plan = _plan(layout, byteorder, check_codec(codec), check_codec(graphic_codec))
-    if data[4] & 0x01:
-        values, reasons = _formatted(data, plan, byteorder)
-        return DecodedRow(values, reasons, USER_ROW, outer, "formatted")
-    values, reasons = _value_compressed(data, plan, byteorder)
-    return DecodedRow(values, reasons, USER_ROW, outer, "value_compression")
+    formatted = bool(data[4] & 0x01)
+    read = _formatted if formatted else _value_compressed
+    values, reasons, added = read(data, plan, byteorder)
+    missing = {
+        entry.column.name: unavailable_reason(
+            entry.column, reasons[entry.column.name], added=entry.column.name in added
+        )
+        for entry in plan
+        if entry.column.name in reasons
+    }
+    kept = {name: why for name, why in missing.items() if why is not None}
+    return DecodedRow(
+        values, reasons, USER_ROW, outer, "formatted" if formatted else "value_compression", kept
+    )
+
+
+def unavailable_reason(column: Column, none_source: str, *, added: bool = False) -> str | None:
+    """The :mod:`udfs.unavailable` reason of a None value, from its none_source and the
+    column's type; None for a logged NULL (``'null'``). ``added``: the row image ends before
+    the column (its none_source is ``not_in_row``, as a LONG field's is): ``added_after_row``.
+
+    ``out_of_row`` / ``lob_not_inline`` / ``not_in_row`` / ``unsupported_type`` of a LOB, LONG
+    or XML column are that type's ``not_logged_*``; ``out_of_row`` of another varying column is
+    ``not_logged_out_of_row``; ``system_default_unknown`` is ``default_not_logged``; anything
+    else (``unsupported_type`` of a STRUCT or unknown type, ``undecodable: …``) is
+    ``undecodable``."""
+    t = column.field_type
+    if none_source == "null":
+        return None
+    if added:
+        return na.ADDED_AFTER_ROW
+    if none_source in ("out_of_row", "lob_not_inline", "not_in_row", "unsupported_type"):
+        if t in LOB_TYPES and t != STRUCT:
+            return na.NOT_LOGGED_LOB
+        if t in (LONG_VARCHAR, LONG_VARGRAPHIC):
+            return na.NOT_LOGGED_LONG
+        if t == XML:
+            return na.NOT_LOGGED_XML
+        if none_source == "out_of_row":
+            return na.NOT_LOGGED_OUT_OF_ROW
+    if none_source == "system_default_unknown":
+        return na.DEFAULT_NOT_LOGGED
+    return na.UNDECODABLE
 
 
 class _Reason(Exception):
@@ -745,19 +788,24 @@ def _plan(layout: TableLayout, byteorder: str, codec: str, graphic: str) -> tupl
     )
 
 
-def _formatted(data: bytes, plan: tuple[_ColumnPlan, ...], byteorder: str) -> tuple[dict, dict]:
+def _formatted(
+    data: bytes, plan: tuple[_ColumnPlan, ...], byteorder: str
+) -> tuple[dict, dict, set[str]]:
+    """(values, none_sources, columns the row ends before: added after it was written)."""
     fixed_length = int.from_bytes(data[6:8], byteorder)
     if 8 + fixed_length > len(data):
         raise DecodeError(f"fixed section of {fixed_length} bytes runs past the {len(data)}-byte "
                           "row")  # fmt: skip
     values: dict[str, str | None] = {}
     reasons: dict[str, str] = {}
+    added: set[str] = set()
     for entry in plan:
         column = entry.column
         start = 8 + column.field_offset
         end = start + column.fixed_width
         if end + (1 if column.nullable else 0) > 8 + fixed_length:
             values[column.name], reasons[column.name] = None, "not_in_row"
+            added.add(column.name)
             continue
         if column.nullable and _is_null(data[end], column):
             values[column.name], reasons[column.name] = None, "null"
@@ -766,7 +814,7 @@ def _formatted(data: bytes, plan: tuple[_ColumnPlan, ...], byteorder: str) -> tu
         if column.varying or column.field_type in LOB_TYPES:
             raw = _variable_data(data, raw, column, byteorder)
         _decode_into(entry, raw, values, reasons)
-    return values, reasons
+    return values, reasons, added
 
 
 def _is_null(null_byte: int, column: Column) -> bool:
@@ -790,7 +838,7 @@ def _variable_data(data: bytes, fixed: bytes, column: Column, byteorder: str) ->
 
 def _value_compressed(
     data: bytes, plan: tuple[_ColumnPlan, ...], byteorder: str
-) -> tuple[dict, dict]:
+) -> tuple[dict, dict, set[str]]:
     count = int.from_bytes(data[6:8], byteorder)
     base = 8  # interpretation 11: offsets count from the start of the offset array
     if base + 2 * (count + 1) > len(data):
@@ -802,10 +850,12 @@ def _value_compressed(
     )
     values: dict[str, str | None] = {}
     reasons: dict[str, str] = {}
+    added: set[str] = set()
     for i, entry in enumerate(plan):
         column = entry.column
         if i >= count:
             values[column.name], reasons[column.name] = None, "not_in_row"
+            added.add(column.name)
             continue
         start, end = base + (offsets[i] & 0x7FFF), base + (offsets[i + 1] & 0x7FFF)
         if not start <= end <= len(data):
@@ -816,7 +866,7 @@ def _value_compressed(
             _attribute(entry, raw, values, reasons)
         else:
             _decode_into(entry, raw, values, reasons)
-    return values, reasons
+    return values, reasons, added
 
 
 def _attribute(entry: _ColumnPlan, raw: bytes, values: dict, reasons: dict) -> None:

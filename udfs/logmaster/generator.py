@@ -69,8 +69,12 @@ are silent, so a decoder can be checked against them:
   TOTALSEGS n, SEGNUM 1..n, SEGLEN the slice length).
 * DATA [3]: ``u16 total length including itself``; UB: before image then after image; I/IL:
   after image; D: before image; each image ``u16 length`` + bytes. DM, DT, DR: DATA = x'0002'
-  (no image). CO, CM, SC: ``u16 total``, ``u16 text length``, EBCDIC text (a DDL statement, a
-  command, a status message). E: ``u16 total``, ``u16 owner length``, owner, ``u16 name
+  (no image), except the DM of a LOAD REPLACE of one partition (WAREHOUSE_STOCK_LEVEL_HISTORY,
+  partitioned by WAREHOUSE_ID, limit keys 2, 4, 7): PARTNUM n and DATA = ``u16 total``, the low
+  limit key (partition n-1's; length 0 for partition 1) and the high one (partition n's), each
+  ``u16 length`` + the leading key column as a row image holds it; loaded rows (IL) follow.
+  CO, CM, SC: ``u16 total``, ``u16 text length``, EBCDIC text (a DDL statement, a command, a
+  status message). E: ``u16 total``, ``u16 owner length``, owner, ``u16 name
   length``, name of the clone table (EBCDIC).
 * Row images [4][5][6]: columns in LLCOLUMNNUM order; nullable → x'00'/x'FF' first; a NULL fixed
   column keeps its width (zero bytes), a NULL varying column is x'FF' x'0000'. Varying
@@ -95,7 +99,9 @@ are silent, so a decoder can be checked against them:
 * Truth timestamps (changes.jsonl ``timestamp``/``commit_timestamp``) are the BIN(17) values
   as logged: 'YYYY-MM-DD HH:MM:SS.' + 12 fraction digits. LRSN/RBA/URID: 20 upper hex digits.
 * Truth [8]: effective changes = records with LOGRECDISP C of URs with UORDISP C, applied in
-  UORCOMMITLRSN order, inside a UR by LOGLRSN then LOGRBA. DT/DM/DR empty the table; the
+  UORCOMMITLRSN order, inside a UR by LOGLRSN then LOGRBA. DT/DM/DR empty the table (a
+  partition-level DM only the rows whose key is above its low and at most its high limit; the
+  truth line says ``partition``: partnum, key columns, low, high); the
   exchange (E) swaps in an empty clone of an already empty table (no row effect).
 
 Streaming: URs are simulated as interleaved (a few open at a time; truncate, mass delete,
@@ -426,6 +432,9 @@ class Table:
     columns: tuple[Col, ...]
     key: Callable[[int], tuple]  # key column values of the n-th new row
     version: int = 0
+    # Partitions by range of the leading key columns: each partition's limit key (its highest
+    # key prefix, inclusive), ascending, as Db2 for z/OS partitions by its limit keys.
+    limit_keys: tuple[tuple, ...] = ()
     date_format: str = "DB2I"  # the extract's DLDS DATEFORMAT: how DATE/TIME/DTTM/DTTZ are written
     rows: dict[tuple, dict[str, Any]] = field(default_factory=dict)
     next_key: int = 0
@@ -448,6 +457,16 @@ class Table:
 
     def key_of(self, row: dict[str, Any]) -> tuple:
         return tuple(row[c.name] for c in self.key_columns)
+
+    def partition_range(self, partnum: int) -> tuple[tuple, tuple]:
+        """(low, high) limit keys of partition ``partnum`` (1-based): the previous partition's
+        limit key (exclusive; () for partition 1) and its own (inclusive)."""
+        return (self.limit_keys[partnum - 2] if partnum > 1 else ()), self.limit_keys[partnum - 1]
+
+    def in_partition(self, key: tuple, partnum: int) -> bool:
+        low, high = self.partition_range(partnum)
+        prefix = key[: len(high)]
+        return (not low or prefix > low) and prefix <= high
 
     def text_codec(self) -> str:
         return "utf-8" if self.encoding == "U" else EBCDIC
@@ -486,7 +505,7 @@ def _tables() -> list[Table]:
             C("QTY_DELTA", "DEC", 4, 0, null=True), C("UNIT_COST", "DEC", 5, 2, null=True),
             C("ROW_ID", "ROWI", 40), C(BIN_LOCATION, "VCHR", 12, null=True),
             C("WEIGHT_KG", "FLOT", 8, null=True), C("AUDIT_BITS", "CHAR", 4, bits=True),
-        ), lambda n: (1 + n % 7, 10_000 + n)),
+        ), lambda n: (1 + n % 7, 10_000 + n), limit_keys=((2,), (4,), (7,))),
         Table("INTL", "PRODUCT_I18N", "DBINTL", "TSPRODU", 0x0120, 0x0002, 0x0003, "U", (
             C("PRODUCT_ID", "INT", 4, key=1), C("LANG", "CHAR", 5, key=2),
             C("PRICE", "DEC", 5, 2), C("TITLE_G", "GRPH", 20, null=True),
@@ -697,6 +716,17 @@ def row_image(table: Table, row: dict[str, Any]) -> bytes:
     return b"".join(parts)
 
 
+def limit_key_image(table: Table, limit: tuple) -> bytes:
+    """A limit key as a partition-level DM's DATA holds it (docs/logmaster.md "Mass delete of
+    one partition"): the leading key columns' values, each as a row image holds its column."""
+    codec, parts = table.text_codec(), []
+    for col, value in zip(table.key_columns, limit, strict=False):
+        if col.nullable:
+            parts.append(b"\x00")
+        parts.append(encode_value(col, value, codec, table.date_format))
+    return b"".join(parts)
+
+
 def render(col: Col, value: Any, codec: str, date_format: str = "DB2I") -> str | None:
     """A value as README "Value rendering" shows it (USA times have no seconds: ':00')."""
     if value is None:
@@ -798,11 +828,11 @@ CONNECTIONS = (
     ("TS", "TSO", "DBADM1", "DBADM1", "DSNESPCS", "USIBMSY", "DB2PLU"),
 )  # fmt: skip
 UTILITY = ("UT", "UTILITY", "LOADCUST", "DBADM1", "DSNUTIL", "USIBMSY", "DB2PLU")
-EXCLUSIVE = frozenset({"truncate", "mass_delete", "exchange", "reuse", "ddl"})
+EXCLUSIVE = frozenset({"truncate", "mass_delete", "exchange", "reuse", "ddl", "load_part"})
 SCRIPTED = (
     (0.04, "abort"), (0.07, "savepoint"), (0.10, "reversed"), (0.15, "load"), (0.25, "ddl"),
     (0.30, "status"), (0.40, "truncate"), (0.48, "command"), (0.55, "mass_delete"),
-    (0.70, "reuse"), (0.75, "abort"), (0.80, "savepoint"), (0.85, "reversed"),
+    (0.62, "load_part"), (0.70, "reuse"), (0.75, "abort"), (0.80, "savepoint"), (0.85, "reversed"),
 )  # fmt: skip
 MIN_TRANSACTIONS = 24  # room for every scripted kind plus two in-flight URs
 
@@ -823,6 +853,8 @@ class Change:
     text: str | None = None
     clone: tuple[str, str] | None = None
     rid: bytes = bytes(5)
+    partnum: int = 1  # PARTNUM (a partition-level DM: the partition it emptied)
+    limits: tuple[tuple, tuple] | None = None  # a partition-level DM's (low, high) limit keys
     locations: list[tuple[int, str, int]] = field(default_factory=list)  # segnum, file, offset
     truth: dict[str, Any] = field(default_factory=dict)
 
@@ -844,6 +876,7 @@ class Ur:
     overlay: dict[str, dict[tuple, dict | None]] = field(default_factory=dict)
     cleared: set[str] = field(default_factory=set)
     saved: tuple | None = None
+    partnum: int = 0  # the partition a LOAD REPLACE replaces
     uordisp: str = " "
     end: tuple[dt.datetime | None, bytes, bytes] = (None, bytes(10), bytes(10))
 
@@ -865,6 +898,8 @@ def _script(kind: str, rng: random.Random) -> list[str]:
         "load": ["IL"] * rng.randint(5, 15), "ddl": ["CO"], "status": ["SC", *rows(0, 2)],
         "command": ["CM"], "truncate": ["DT"], "mass_delete": ["DM"], "exchange": ["E"],
         "reuse": ["DR"],
+        # LOAD REPLACE of one partition: a DM with its limit keys, then the loaded rows
+        "load_part": ["DMP", *["ILP"] * rng.randint(2, 6)],
     }  # fmt: skip
     return scripts[kind]
 
@@ -948,6 +983,10 @@ class World:
             self._row_change(ur, self._pick_table(), reversed_by_db2=True)
         elif token == "IL":
             self._insert(ur, self.by_role["customer"], "IL")
+        elif token == "DMP":
+            self._partition_mass_delete(ur, self.by_role["stock"])
+        elif token == "ILP":
+            self._load_into_partition(ur, self.by_role["stock"])
         else:
             self._object_change(ur, token)
 
@@ -1030,6 +1069,28 @@ class World:
                         rba, data, before, after, rid=rid)  # fmt: skip
         ur.changes.append(change)
         return change
+
+    def _partition_mass_delete(self, ur: Ur, table: Table) -> None:
+        """LOAD REPLACE PART n: a DM whose DATA holds the partition's low and high limit keys
+        (PARTNUM n); only the rows whose key falls in the partition's range are gone."""
+        ur.partnum = self.rng.randint(1, len(table.limit_keys))
+        low, high = table.partition_range(ur.partnum)
+        for key in self.visible(ur, table):
+            if table.in_partition(key, ur.partnum):
+                ur.overlay.setdefault(table.full_name, {})[key] = None
+        data = data_field(limit_key_image(table, low), limit_key_image(table, high))
+        moment, lrsn, rba = self.log.next(60 + len(data))
+        ur.changes.append(Change(table, "DM", self._disposition(ur), moment, lrsn, rba, data,
+                                 partnum=ur.partnum, limits=(low, high)))  # fmt: skip
+
+    def _load_into_partition(self, ur: Ur, table: Table) -> None:
+        """A row the LOAD REPLACE of ``ur.partnum`` loads (IL), its key inside the partition."""
+        low, high = table.partition_range(ur.partnum)
+        row = self._new_row(table)
+        lead = table.key_columns[0].name
+        row[lead] = self.rng.randint((low[0] + 1) if low else 1, high[0])
+        self._change(ur, table, "IL", None, row)
+        self._apply(ur, table, table.key_of(row), row)
 
     def _object_change(self, ur: Ur, token: str) -> None:
         """Changes without row images: DT, DM, DR, E, CO, CM, SC."""
@@ -1131,6 +1192,7 @@ def change_records(template: bytearray, change: Change) -> list[bytes]:
         ("RID", change.rid), ("CHANGE TYPE", char(change.change_type, 2)),
         ("LOGRECDISP", char(change.disposition, 1)),
         ("LOGBYTES", struct.pack(">I", 40 + len(change.data))), ("SQLRIRBA", change.rba),
+        ("PARTNUM", u16(change.partnum)),
     ):  # fmt: skip
         _patch(header, name, raw)
     slices = segments(change.data)
@@ -1154,7 +1216,7 @@ def _stamp(moment: dt.datetime | None) -> str | None:
 def change_truth(ur: Ur, change: Change) -> dict[str, Any]:
     t = change.table
     end_moment, end_lrsn, end_rba = ur.end
-    return {
+    truth = {
         "ur": ur.number, "uorid": ur.uorid.hex().upper(),
         "uoridlrsn": ur.uoridlrsn.hex().upper(), "uor_disposition": ur.uordisp.strip(),
         "commit_lrsn": end_lrsn.hex().upper(), "commit_rba": end_rba.hex().upper(),
@@ -1167,6 +1229,18 @@ def change_truth(ur: Ur, change: Change) -> dict[str, Any]:
         "clone_owner": change.clone[0] if change.clone else None,
         "clone_name": change.clone[1] if change.clone else None,
     }  # fmt: skip
+    if change.limits is not None:  # a partition-level DM: the key range it emptied
+        codec = t.text_codec()
+        truth["partition"] = {
+            "partnum": change.partnum,
+            "columns": [c.name for c in t.key_columns[: len(change.limits[1])]],
+            **{
+                side: [render(c, v, codec, t.date_format) for c, v in
+                       zip(t.key_columns, limit, strict=False)]
+                for side, limit in zip(("low", "high"), change.limits, strict=True)
+            },
+        }  # fmt: skip
+    return truth
 
 
 def table_truth(table: Table) -> dict[str, Any]:

@@ -113,7 +113,8 @@ def _layout_text(
     dtbi: dict, dlci: list[dict], ebcdic: str, settings: dict[str, str]
 ) -> tuple[str, list[str]] | None:
     """The layout text and column names int_logmaster_table_layouts builds, or None where
-    its text would be missing or unusable (then the UDF path decides)."""
+    its text would be missing or unusable, or where the table's LOBs are not in the log (then
+    the UDF path decides)."""
     if not dlci or dtbi.get("encodingscheme") is None or dtbi.get("sequencenumber") is None:
         return None
     columns, names = [], []
@@ -124,9 +125,17 @@ def _layout_text(
             return None
         subtype, pos = d.get("llcolumnsubtype"), d.get("llcolumnpos")
         parts += ["" if subtype is None else subtype, "" if pos is None else pos]
+        if (d.get("keyseq") or 0) > 0:  # key columns say their KEYSEQ (limit keys of a DM)
+            parts.append(d["keyseq"])
         columns.append(",".join(str(p) for p in parts))
         names.append(d["columnname"][: d.get("columnnamelen") or 128])
     lobs = dtbi.get("lobsincluded") or "Y"
+    if lobs == "N" and any(
+        str(d.get("llcolumntype") or "").strip() in rowimage.LOB_TYPES for d in dlci
+    ):
+        # LOB values not in the log: only the UDF says which (before_unavailable /
+        # after_unavailable), so such tables' changes go to it; this costs time only.
+        return None
     head = [dtbi["encodingscheme"], ebcdic, settings["ascii_codepage"], settings["float_format"]]
     extra = [settings["mixed"]] if settings.get("mixed") else []
     if settings.get("dateformat"):

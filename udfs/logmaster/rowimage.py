@@ -21,6 +21,17 @@ cannot say two offsets).
 
 DATE/TIME/TIMESTAMP columns are read in the extract's DLDS DATEFORMAT (``udfs.values``).
 
+What the log does not carry is not NULL (``udfs.unavailable``): with DTBI LOBSINCLUDED N, a
+BLOB/CLOB/DBCL column whose null byte says a value is present (x'00', or no null byte) has no
+value in the logical log; its value is null and ``before_unavailable`` / ``after_unavailable``
+(column order, like the values) say ``not_logged_lob``. Its null byte x'FF' is a real NULL,
+logged as such; with LOBs included a u16 length 0 is an empty LOB, not a NULL. Two cases the
+specs leave open are not reported: an XML column is not in DLCI at all when XMLINCLUDED is N
+(``001_…``: one DLCI "for every column actually created in a logical log data change record"),
+so it is not in the image either; and a row image shorter than its table version's columns (a
+row written before ALTER TABLE ADD COLUMN) is not described by ``003_…``: it stays an error
+("row image ends inside ..."), quarantined, rather than read as added columns.
+
 The decoder is vectorised across the rows of a batch that share a layout: it walks the
 columns once, keeping a numpy vector of positions (one per row), so the Python cost is per
 column, not per value. Values are rendered as the marts show them (``udfs.values``).
@@ -28,7 +39,7 @@ column, not per value. Values are rendered as the marts show them (``udfs.values
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import numpy as np
@@ -36,7 +47,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from udfs import batch_values as bv
-from udfs import values
+from udfs import unavailable, values
 
 VARYING_TYPES = frozenset({"VCHR", "VGRF", "LVCH", "LVGR", "ROWI", "BLOB", "CLOB", "DBCL"})
 DOUBLE_BYTE_TYPES = frozenset({"GRPH", "VGRF", "LVGR", "DBCL"})
@@ -49,6 +60,10 @@ IMAGES_BY_CHANGE_TYPE = {
     "IL": ("after",),
     "D": ("before",),
 }
+# A mass delete (DM) from LOAD REPLACE of one partition carries the partition's limit keys in
+# DATA (``003_…``: "data segments will exist defining the limit key values"); a DM whose DATA
+# is empty or only its u16 length (x'0002') empties the whole table. See :func:`limit_keys`.
+LIMIT_KEY_CHANGE_TYPES = ("DM",)
 
 
 @dataclass(frozen=True)
@@ -62,6 +77,7 @@ class Column:
     nulls: str
     subtype: str
     pos: int | None = None
+    keyseq: int = 0  # DLCI KEYSEQ: place in the table's key (0 = not a key column)
 
     @property
     def nullable(self) -> bool:
@@ -110,7 +126,9 @@ class RowLayout:
 # row to the UDF (so it is compact, not JSON: about 15 bytes a column):
 #   <encoding>|<EBCDIC code page, or ccsid:<n>>|<ASCII code page>|<hfp or ieee>|<lobs Y/N>|<columns>
 #   [|<EBCDIC mixed code page, or ccsid:<n> (XTYP EBCDICMIXEDCCSID)>[|<DLDS DATEFORMAT>]]
-# columns: ';'-separated "num,type,len,scale,nulls,subtype,pos" (subtype and pos may be empty).
+# columns: ';'-separated "num,type,len,scale,nulls,subtype,pos[,keyseq]" (subtype and pos may
+# be empty; keyseq, DLCI KEYSEQ, is written only for key columns, so keyless texts stay as they
+# were). The key columns in KEYSEQ order read a partition-level DM's limit keys.
 # The optional 7th field is written only when the extract has a mixed code page logmart can
 # decode, the optional 8th only when its date format is not DB2I (the 7th then may be empty),
 # so every other layout text (and its digest) is as before.
@@ -161,7 +179,10 @@ def _mixed_codec(text: str) -> str | None:
 
 
 def _parse_column(item: str) -> Column:
-    num, kind, length, scale, nulls, subtype, pos = item.split(",")
+    parts = item.split(",")
+    if len(parts) == 7:
+        parts.append("")
+    num, kind, length, scale, nulls, subtype, pos, keyseq = parts
     return Column(
         num=int(num),
         type=kind.strip(),
@@ -170,6 +191,7 @@ def _parse_column(item: str) -> Column:
         nulls=nulls.strip() or "N",
         subtype=subtype.strip(),
         pos=int(pos) if pos else None,
+        keyseq=int(keyseq or 0),
     )
 
 
@@ -188,6 +210,7 @@ def layout_from_control(
             nulls=d["llnulls"] or "N",
             subtype=d["llcolumnsubtype"] or "",
             pos=d["llcolumnpos"],
+            keyseq=d.get("keyseq") or 0,
         )
         for d in sorted(dlci, key=lambda d: d["llcolumnnum"])
     )
@@ -207,6 +230,7 @@ def layout_text(layout: RowLayout) -> str:
             str(part)
             for part in (c.num, c.type, c.length, c.scale, c.nulls, c.subtype, _blank(c.pos))
         )
+        + (f",{c.keyseq}" if c.keyseq > 0 else "")
         for c in layout.columns
     )
     lobs = "Y" if layout.lobs_included else "N"
@@ -309,8 +333,10 @@ def _render(
 
 def _column(
     cursor: _Cursor, col: Column, layout: RowLayout, image_starts, warnings: dict, base: int
-) -> pa.Array:
-    """Read one column of every live row; returns its rendered values (null where NULL)."""
+) -> tuple[pa.Array, pa.Array]:
+    """Read one column of every live row; returns its rendered values (null where NULL or not
+    in the log) and, per row, why its value is not in the log (``udfs.unavailable``; null
+    where it is, or is a logged NULL)."""
     what = f"column {col.num} ({col.type})"
     rows = len(cursor.pos)
     if not col.varying and col.length <= 0:  # a blank or damaged DLCI LLCOLUMNLEN
@@ -336,12 +362,15 @@ def _column(
         width = np.full(rows, col.length, np.int64)
     starts, widths = cursor.take(width, what)
     chosen = np.flatnonzero(present & cursor.live())
+    available = pa.nulls(rows, pa.string())
     if col.type in LOB_TYPES and not layout.lobs_included:
         for row in chosen:
             _warn(warnings, row, f"column {col.num}: LOB not included in the logical log")
-        return pa.nulls(rows, pa.string())
+        reasons = np.full(rows, None, object)
+        reasons[chosen] = unavailable.NOT_LOGGED_LOB
+        return pa.nulls(rows, pa.string()), pa.array(reasons, pa.string())
     if not len(chosen):
-        return pa.nulls(rows, pa.string())
+        return pa.nulls(rows, pa.string()), available
     rendered, bad = _render(cursor.buffer, starts[chosen], widths[chosen], col, layout)
     if bad.any():
         mask = np.zeros(rows, bool)
@@ -350,7 +379,7 @@ def _column(
     if col.type in DOUBLE_BYTE_TYPES and layout.graphic_codec is None:
         for row in chosen:
             _warn(warnings, row, f"column {col.num}: DBCS graphic data shown as hex")
-    return _scatter(rendered, chosen, rows)
+    return _scatter(rendered, chosen, rows), available
 
 
 def _scatter(rendered: pa.Array, chosen: np.ndarray, rows: int) -> pa.Array:
@@ -381,9 +410,11 @@ def _value_lists(columns: list[pa.Array], valid: np.ndarray) -> pa.Array:
 
 ROW_IMAGES_TYPE = (
     "struct<before_values: array<string>, after_values: array<string>, "
-    "warnings: array<string>, error: string>"
+    "warnings: array<string>, error: string, "
+    "before_unavailable: array<string>, after_unavailable: array<string>>"
 )
-_FIELDS = ["before_values", "after_values", "warnings", "error"]
+_FIELDS = ["before_values", "after_values", "warnings", "error",
+           "before_unavailable", "after_unavailable"]  # fmt: skip
 
 
 def _binary_buffers(data: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -406,7 +437,10 @@ def _binary_buffers(data: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray]
 def decode_batch(data: pa.Array, change_type: pa.Array, layout: RowLayout) -> pa.StructArray:
     """Decode the DATA fields of rows that share one layout -> the UDF's struct array.
 
-    Rows whose change type carries no row image (DM, DT, DR, CO, …) get no images and no error.
+    Rows whose change type carries no row image (DM, DT, DR, CO, …) get no images and no error;
+    a DM whose DATA holds more than its length is a partition-level mass delete: its limit keys
+    come back as before (low limit) and after (high limit) values in KEYSEQ order
+    (:func:`limit_keys`), or its error.
     """
     rows = len(data)
     buffer, starts, lengths = _binary_buffers(data)
@@ -421,7 +455,7 @@ def decode_batch(data: pa.Array, change_type: pa.Array, layout: RowLayout) -> pa
     frame.fail(total != lengths, "the DATA length field does not match DATA")
     warnings: dict[int, set[str]] = {}
     base = position_base(layout)
-    images: list[tuple[list[pa.Array], np.ndarray]] = []
+    images: list[tuple[list[pa.Array], list[pa.Array], np.ndarray]] = []
     for wanted in slots:
         saved = frame.skip
         frame.skip = saved | ~wanted
@@ -429,28 +463,130 @@ def decode_batch(data: pa.Array, change_type: pa.Array, layout: RowLayout) -> pa
         image_starts, widths = frame.take(length, f"row image {len(images) + 1}")
         frame.skip = saved
         cursor = _Cursor(buffer, image_starts, image_starts + widths, wanted & frame.live())
-        columns = [
+        read = [
             _column(cursor, col, layout, image_starts, warnings, base) for col in layout.columns
         ]
         cursor.fail(cursor.pos != cursor.ends, "row image is longer than the columns of its layout")
         for row, reason in cursor.errors.items():
             frame.fail(_one(rows, row), f"row image {len(images) + 1}: {reason}")
-        images.append((columns, wanted))
+        images.append(([v for v, _ in read], [r for _, r in read], wanted))
     frame.fail(frame.pos != frame.ends, "DATA holds more bytes than its row images")
     ok = frame.live()
-    return _assemble(rows, types, images, ok, warnings, frame.errors)
+    result = _assemble(rows, types, images, ok, warnings, frame.errors)
+    limited = np.flatnonzero(np.isin(kinds, LIMIT_KEY_CHANGE_TYPES) & (lengths > 2))
+    if not len(limited):
+        return result
+    return _with_limit_keys(result, limited, buffer, starts, lengths, layout)
+
+
+# --- a partition-level DM: its limit keys ------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LimitKeys:
+    """The key range a partition-level DM emptied: values of the leading key columns (KEYSEQ
+    order). ``low`` is the previous partition's limit key (exclusive), ``high`` this
+    partition's (inclusive); an empty list is no bound on that side."""
+
+    low: list[str | None]
+    high: list[str | None]
+    warnings: list[str]
+
+
+def limit_keys(data: bytes, layout: RowLayout) -> LimitKeys:
+    """Read a partition-level DM's DATA (logmart's reading, docs/logmaster.md "Mass delete of
+    one partition"): laid out as DATA always is (README interpretation 3), ``u16 total length
+    including itself`` then images each ``u16 length`` + bytes, where an image is a **limit
+    key**: the values of the table's leading key columns (DLCI KEYSEQ order), each as a row
+    image holds a column (null byte when nullable, u16 length when varying). Two images, as a
+    UB carries two: the low limit (the previous partition's limit key; exclusive) and the high
+    limit (this partition's limit key; inclusive). One image: the high limit alone (no low
+    bound: partition 1). An image of length 0 is no bound on its side. Raises DecodeError."""
+    if len(data) < 2 or int.from_bytes(data[:2], "big") != len(data):
+        raise values.DecodeError("the DATA length field does not match DATA")
+    key = [replace(c, pos=None) for c in sorted(layout.columns, key=lambda c: c.keyseq) if c.keyseq]
+    if not key:
+        raise values.DecodeError(
+            "a DM with limit keys needs the table's key columns (DLCI KEYSEQ); it has none"
+        )
+    images, at = [], 2
+    while at < len(data):
+        if at + 2 > len(data):
+            raise values.DecodeError("DATA ends inside the length of limit key image")
+        length = int.from_bytes(data[at : at + 2], "big")
+        if at + 2 + length > len(data):
+            raise values.DecodeError(f"limit key image {len(images) + 1} ends after DATA")
+        images.append(data[at + 2 : at + 2 + length])
+        at += 2 + length
+    if len(images) > 2:
+        raise values.DecodeError(f"DATA holds {len(images)} limit key images, not 1 or 2")
+    warnings: dict[int, set[str]] = {}
+    read = [_limit_key(image, key, layout, warnings, n + 1) for n, image in enumerate(images)]
+    low, high = ([], *read) if len(read) == 1 else read
+    return LimitKeys(low, high, sorted(warnings.get(0, ())))
+
+
+def _limit_key(
+    image: bytes, key: list[Column], layout: RowLayout, warnings: dict, number: int
+) -> list[str | None]:
+    """The values of the leading key columns one limit key image holds (as many as it has)."""
+    buffer = np.frombuffer(image, np.uint8)
+    cursor = _Cursor(buffer, np.zeros(1, np.int64), np.full(1, len(image)), [True])
+    found: list[str | None] = []
+    for col in key:
+        if cursor.pos[0] >= len(image):
+            break
+        value = _column(cursor, col, layout, np.zeros(1, np.int64), warnings, 0)
+        if cursor.failed[0]:
+            raise values.DecodeError(f"limit key image {number}: {cursor.errors[0]}")
+        found.append(value[0].as_py())
+    if cursor.pos[0] != len(image):
+        raise values.DecodeError(
+            f"limit key image {number} is longer than the table's {len(key)} key columns"
+        )
+    return found
+
+
+def _with_limit_keys(
+    result: pa.StructArray, rows: np.ndarray, buffer, starts, lengths, layout: RowLayout
+) -> pa.StructArray:
+    """``result`` with the limit keys of the DM rows ``rows`` as before (low) and after (high)
+    values, or their error."""
+    fields = {name: result.field(name).to_pylist() for name in _FIELDS}
+    for row in rows:
+        data = buffer[starts[row] : starts[row] + lengths[row]].tobytes()
+        try:
+            keys = limit_keys(data, layout)
+        except values.DecodeError as exc:
+            fields["error"][row] = f"partition-level DM: {exc}"
+            continue
+        fields["before_values"][row] = keys.low
+        fields["after_values"][row] = keys.high
+        fields["warnings"][row] = keys.warnings
+    types = [pa.list_(pa.string())] * 3 + [pa.string()]
+    return pa.StructArray.from_arrays(
+        [pa.array(fields[name], kind) for name, kind in zip(_FIELDS, types, strict=True)],
+        names=_FIELDS,
+    )
 
 
 def _assemble(rows, types, images, ok, warnings, errors) -> pa.StructArray:
     """before/after lists by change type, warnings and errors -> the UDF's struct array."""
-    (first, first_wanted), (second, second_wanted) = images
+    (first, first_why, first_wanted), (second, second_why, second_wanted) = images
     kinds = types.to_numpy(zero_copy_only=False)
-    first_is_after = np.isin(kinds, ["I", "IL"])
-    first_rows = _value_lists(first, ok & first_wanted)
-    second_rows = _value_lists(second, ok & second_wanted)
+    first_is_after = pa.array(np.isin(kinds, ["I", "IL"]))
     nulls = pa.nulls(rows, pa.list_(pa.string()))
-    before = pc.if_else(pa.array(first_is_after), nulls, first_rows)
-    after = pc.if_else(pa.array(first_is_after), first_rows, second_rows)
+    sides = []
+    for one, two in ((first, second), (first_why, second_why)):
+        first_rows = _value_lists(one, ok & first_wanted)
+        second_rows = _value_lists(two, ok & second_wanted)
+        sides.append(
+            (
+                pc.if_else(first_is_after, nulls, first_rows),
+                pc.if_else(first_is_after, first_rows, second_rows),
+            )
+        )
+    (before, after), (before_why, after_why) = sides
     warning_lists = pa.array(
         [sorted(warnings.get(row, ())) if ok[row] else [] for row in range(rows)]
         if warnings
@@ -458,7 +594,9 @@ def _assemble(rows, types, images, ok, warnings, errors) -> pa.StructArray:
         pa.list_(pa.string()),
     )
     error_texts = pa.array([errors.get(row) for row in range(rows)], pa.string())
-    return pa.StructArray.from_arrays([before, after, warning_lists, error_texts], names=_FIELDS)
+    return pa.StructArray.from_arrays(
+        [before, after, warning_lists, error_texts, before_why, after_why], names=_FIELDS
+    )
 
 
 def _one(rows: int, row: int) -> np.ndarray:
@@ -469,12 +607,15 @@ def _one(rows: int, row: int) -> np.ndarray:
 
 @dataclass
 class DecodedImages:
-    """Per row: before/after values (column order), warnings, and an error (None if decoded)."""
+    """Per row: before/after values (column order), warnings, an error (None if decoded), and
+    per image why each value is not in the log (column order, None where it is)."""
 
     before: list[list[str | None] | None]
     after: list[list[str | None] | None]
     warnings: list[list[str]]
     errors: list[str | None]
+    before_unavailable: list[list[str | None] | None]
+    after_unavailable: list[list[str | None] | None]
 
 
 def decode_data(
@@ -484,7 +625,12 @@ def decode_data(
     result = decode_batch(pa.array(data, pa.binary()), pa.array(change_types, pa.string()), layout)
     columns = {name: result.field(name).to_pylist() for name in _FIELDS}
     return DecodedImages(
-        columns["before_values"], columns["after_values"], columns["warnings"], columns["error"]
+        columns["before_values"],
+        columns["after_values"],
+        columns["warnings"],
+        columns["error"],
+        columns["before_unavailable"],
+        columns["after_unavailable"],
     )
 
 
@@ -523,11 +669,12 @@ def decode_groups(
     missing = np.flatnonzero(codes < 0)
     if len(missing):
         index = pa.array(missing)
-        parts.append(_without_layout(change_type.take(index)))
+        parts.append(_without_layout(data.take(index), change_type.take(index)))
         order.append(missing)
     if not parts:
+        empty_lists = pa.array([], pa.list_(pa.string()))
         return pa.StructArray.from_arrays(
-            [pa.array([], pa.list_(pa.string()))] * 3 + [pa.array([], pa.string())], names=_FIELDS
+            [empty_lists] * 3 + [pa.array([], pa.string())] + [empty_lists] * 2, names=_FIELDS
         )
     combined = pa.concat_arrays(parts)
     if len(order) == 1:
@@ -544,19 +691,22 @@ def _decode_group(data: pa.Array, change_type: pa.Array, text: str) -> pa.Struct
         return _failed(len(data), f"table layout unusable: {exc}")
 
 
-def _without_layout(change_type: pa.Array) -> pa.StructArray:
+def _without_layout(data: pa.Array, change_type: pa.Array) -> pa.StructArray:
+    """Rows without a layout: an error where DATA holds row images or limit keys."""
     types = pc.utf8_trim_whitespace(change_type.cast(pa.string())).fill_null("")
-    has_images = np.isin(types.to_numpy(zero_copy_only=False), list(IMAGES_BY_CHANGE_TYPE))
+    kinds = types.to_numpy(zero_copy_only=False)
+    limited = np.isin(kinds, LIMIT_KEY_CHANGE_TYPES) & (_binary_buffers(data)[2] > 2)
+    has_images = np.isin(kinds, list(IMAGES_BY_CHANGE_TYPE)) | limited
     rows = len(change_type)
     errors = pa.array(np.where(has_images, _NO_LAYOUT, None).tolist(), pa.string())
     lists = pa.nulls(rows, pa.list_(pa.string()))
     empty = pa.array([[]] * rows, pa.list_(pa.string()))
-    return pa.StructArray.from_arrays([lists, lists, empty, errors], names=_FIELDS)
+    return pa.StructArray.from_arrays([lists, lists, empty, errors, lists, lists], names=_FIELDS)
 
 
 def _failed(rows: int, reason: str) -> pa.StructArray:
     lists = pa.nulls(rows, pa.list_(pa.string()))
     empty = pa.array([[]] * rows, pa.list_(pa.string()))
     return pa.StructArray.from_arrays(
-        [lists, lists, empty, pa.array([reason] * rows, pa.string())], names=_FIELDS
+        [lists, lists, empty, pa.array([reason] * rows, pa.string()), lists, lists], names=_FIELDS
     )

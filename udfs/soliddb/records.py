@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from udfs import values
+from udfs import unavailable, values
 from udfs.errors import DecodeError
 from udfs.soliddb.catalog import Column, LayoutHistory, TableLayout
 from udfs.soliddb.data_format import field_value, split_ddl, split_fields, split_sql
@@ -42,6 +42,22 @@ DEFAULT_WCHAR_CODEC = "utf-16-be"
 # record holds no field for the column (a row logged before the column was added).
 NULL_LOGGED = "logged_null"
 NULL_NOT_IN_RECORD = "not_in_record"
+# A NULL reason that is a value the log does not carry -> its udfs.unavailable reason
+# (int_soliddb_changes_standardized writes the same in SQL). solidDB's SYS_LOG spec
+# (004_…) stores every type, LONG VARCHAR/VARBINARY included, "as raw data bytes" in DATA:
+# nothing is out of row, so a column added after the row was written is the only case.
+UNAVAILABLE_REASONS: dict[str, str] = {NULL_NOT_IN_RECORD: unavailable.ADDED_AFTER_ROW}
+
+
+def unavailable_reasons(null_reasons: dict[str, str]) -> dict[str, str]:
+    """Column -> udfs.unavailable reason of each NULL the log did not say (a logged NULL is
+    not there)."""
+    return {
+        name: UNAVAILABLE_REASONS[why]
+        for name, why in null_reasons.items()
+        if why in UNAVAILABLE_REASONS
+    }
+
 
 # record_kind per RECID; FLAGS 0 with no RECID is a NOP row.
 RECORD_KINDS: dict[int, str] = {

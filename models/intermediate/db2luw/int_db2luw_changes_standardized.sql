@@ -169,7 +169,8 @@ decomposed_halves as (
         lead(after_image) over halves as next_after_image,
         lead(decode_warnings) over halves as next_decode_warnings,
         lead(is_reversed) over halves as next_is_reversed,
-        lead(raw_records) over halves as next_raw_records
+        lead(raw_records) over halves as next_raw_records,
+        lead(after_unavailable) over halves as next_after_unavailable
     from row_changes
     where decomposed_update
     window halves as (
@@ -201,7 +202,8 @@ paired_halves as (
     'source_system', 'capture', 'source_file', 'raw_offset', 'row_in_record', 'is_multiple',
     'tid', 'lsn', 'lsn_hex', 'table_space_identifier', 'table_identifier', 'table_schema',
     'table_name', 'key_columns', 'column_types', 'operation', 'change_kind', 'source_change_type',
-    'before_image', 'after_image', 'decode_warnings', 'is_reversed', 'raw_records'
+    'before_image', 'after_image', 'decode_warnings', 'is_reversed', 'raw_records',
+    'before_unavailable', 'after_unavailable'
 ] %}
 
 plain_changes as (
@@ -242,7 +244,9 @@ image_elsewhere_updates as (
             carriers.decode_warnings
         ) as decode_warnings,
         updated_rows.is_reversed or carriers.is_reversed as is_reversed,
-        concat(carriers.raw_records, updated_rows.raw_records) as raw_records
+        concat(carriers.raw_records, updated_rows.raw_records) as raw_records,
+        updated_rows.before_unavailable,
+        carriers.after_unavailable
     from image_pairs
     inner join row_changes as updated_rows
         on
@@ -286,7 +290,9 @@ decomposed_updates as (
         next_after_image as after_image,
         concat(decode_warnings, next_decode_warnings) as decode_warnings,
         is_reversed or next_is_reversed as is_reversed,
-        concat(raw_records, next_raw_records) as raw_records
+        concat(raw_records, next_raw_records) as raw_records,
+        before_unavailable,
+        next_after_unavailable as after_unavailable
     from paired_halves
     where starts_pair
 ),
@@ -328,7 +334,9 @@ truncates as (
                 'raw_offset', records.raw_offset,
                 'record_length', records.record_length
             )
-        ) as raw_records
+        ) as raw_records,
+        null as before_unavailable,  -- a map<string, string> in the union
+        null as after_unavailable
     from records
     left join versions as table_names  -- the table that had the ids at the truncate's LSN
         on
@@ -404,7 +412,10 @@ standardized as (
         end as disposition,
         coalesce(transactions.transaction_disposition, 'in_flight') as transaction_disposition,
         concat(changes.lsn_hex, '.', lpad(cast(changes.row_in_record as string), 5, '0'))
-            as log_position
+            as log_position,
+        -- values the log does not carry (udfs/unavailable.py), beside each image
+        changes.before_unavailable,
+        changes.after_unavailable
     from changes
     left join transactions
         on

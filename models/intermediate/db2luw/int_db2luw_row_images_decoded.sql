@@ -195,6 +195,23 @@ zipped as (
         max(checked.image_error) over (
             partition by checked.source_file, checked.raw_offset
         ) as decode_error,
+        -- values the log does not carry (udfs/unavailable.py): column -> reason; the column
+        -- stays in its image as null, a null not named here is a logged NULL
+        {%- for image in ['before', 'after'] %}
+            case
+                when checked.{{ image }}_row.values is not null
+                    then map_filter(
+                        map_from_arrays(
+                            checked.column_names,
+                            coalesce(
+                                checked.{{ image }}_row.unavailable,
+                                array_repeat(cast(null as string), size(checked.column_names))
+                            )
+                        ),
+                        (column_name, reason) -> reason is not null
+                    )
+            end as {{ image }}_unavailable,
+        {%- endfor %}
         checked.capture_fingerprint
     from checked
 )

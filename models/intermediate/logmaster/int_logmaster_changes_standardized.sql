@@ -28,6 +28,9 @@ transaction_changes as (
         change_types.operation,
         change_types.change_kind,
         concat(decoded.loglrsn, decoded.logrba) as log_position,
+        decoded.change_type = 'DM'
+        and (decoded.before_image is not null or decoded.after_image is not null)
+            as is_partition_mass_delete,
         case
             when count_if(decoded.uordisp = 'C') over ur_changes > 0 then 'committed'
             when count_if(decoded.uordisp = 'A') over ur_changes > 0 then 'aborted'
@@ -74,9 +77,26 @@ standardized as (
         operation,
         change_kind,
         change_type as source_change_type,
-        before_image,
-        after_image,
+        if(is_partition_mass_delete, null, before_image) as before_image,
+        if(is_partition_mass_delete, null, after_image) as after_image,
         key_columns,
+        -- a truncate empties the whole table, or (a DM of LOAD REPLACE PART n, whose DATA
+        -- holds the limit keys) one partition: keys above the low limit key (the previous
+        -- partition's) and at or below the high one (its own); an empty map is no bound
+        case
+            when is_partition_mass_delete then 'partition'
+            when operation = 'truncate' then 'table'
+        end as truncate_scope,
+        if(is_partition_mass_delete, partnum, null) as partition_number,
+        if(
+            is_partition_mass_delete,
+            slice(
+                key_columns, 1, greatest(size(before_image), size(after_image))
+            ),
+            null
+        ) as partition_key_columns,
+        if(is_partition_mass_delete, before_image, null) as partition_low_key,
+        if(is_partition_mass_delete, after_image, null) as partition_high_key,
         column_types,
         decode_warnings,
         -- transaction (URID = RBA of the UR's first record; qualified by member in data
@@ -102,7 +122,10 @@ standardized as (
         correlationid as correlation_id,
         connectid as connection_id,
         connectiontype as connection_type,
-        change_seq
+        change_seq,
+        -- values the log does not carry (udfs/unavailable.py), beside each image
+        before_unavailable,
+        after_unavailable
     from transaction_changes
 )
 

@@ -1,6 +1,9 @@
 -- Every reassembled row change with its table version and its row images decoded by the
 -- registered UDF logmart_logmaster_row_images (values in column order, zipped here with the
--- column names). decode_error says why a change could not be decoded.
+-- column names). decode_error says why a change could not be decoded. before_unavailable /
+-- after_unavailable name the columns whose value the log does not carry (udfs/unavailable.py:
+-- LOBs of an extract without them); the data source never decodes such a table's changes
+-- (udfs/logmaster/images.py), so its images have none.
 -- Incremental by capture (macros/incremental.sql): a build decodes only new or changed
 -- extracts; the table layouts come from each extract's own control file.
 {{ config(
@@ -122,7 +125,9 @@ decoded as (
             'before_values', inline_before_values,
             'after_values', inline_after_values,
             'warnings', inline_image_warnings,
-            'error', inline_image_error
+            'error', inline_image_error,
+            'before_unavailable', cast(null as array<string>),
+            'after_unavailable', cast(null as array<string>)
         ) as images,
         'data_source' as images_decoded_by
     from versioned
@@ -144,16 +149,41 @@ zipped as (
             inline_before_values, inline_after_values, inline_image_warnings, inline_image_error
         ),
         map_from_arrays(column_names, column_type_list) as column_types,
+        -- a partition-level DM's limit keys (low as before, high as after) hold the leading
+        -- key columns in KEYSEQ order, as many as the record has (rowimage.limit_keys)
         case
-            when images.before_values is not null
-                then map_from_arrays(column_names, images.before_values)
+            when images.before_values is null then null
+            when change_type = 'DM'
+                then map_from_arrays(
+                    slice(key_columns, 1, size(images.before_values)), images.before_values
+                )
+            else map_from_arrays(column_names, images.before_values)
         end as before_image,
         case
-            when images.after_values is not null
-                then map_from_arrays(column_names, images.after_values)
+            when images.after_values is null then null
+            when change_type = 'DM'
+                then map_from_arrays(
+                    slice(key_columns, 1, size(images.after_values)), images.after_values
+                )
+            else map_from_arrays(column_names, images.after_values)
         end as after_image,
         images.warnings as decode_warnings,
-        images.error as decode_error
+        images.error as decode_error,
+        {%- for image in ['before', 'after'] %}
+            case
+                when images.{{ image }}_values is not null
+                    then map_filter(
+                        map_from_arrays(
+                            column_names,
+                            coalesce(
+                                images.{{ image }}_unavailable,
+                                array_repeat(cast(null as string), size(column_names))
+                            )
+                        ),
+                        (column_name, reason) -> reason is not null
+                    )
+            end as {{ image }}_unavailable{% if not loop.last %},{% endif %}
+        {%- endfor %}
     from decoded
 )
 

@@ -152,10 +152,14 @@ layouts as (
                         ';',
                         transform(
                             column_lists.layout_columns,
-                            c -> concat_ws(
-                                ',',
-                                c.num, c.type, c.len, c.scale, c.nulls,
-                                coalesce(c.subtype, ''), coalesce(cast(c.pos as string), '')
+                            c -> concat(
+                                concat_ws(
+                                    ',',
+                                    c.num, c.type, c.len, c.scale, c.nulls,
+                                    coalesce(c.subtype, ''), coalesce(cast(c.pos as string), '')
+                                ),
+                                -- a key column's KEYSEQ (a partition-level DM's limit keys)
+                                if(coalesce(c.keyseq, 0) > 0, concat(',', c.keyseq), '')
                             )
                         )
                     ),

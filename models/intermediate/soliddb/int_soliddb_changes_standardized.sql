@@ -49,7 +49,21 @@ standardized as (
         cast(null as string) as correlation_id,
         cast(null as string) as connection_id,
         cast(null as string) as connection_type,
-        change_seq
+        change_seq,
+        -- values the log does not carry (udfs/unavailable.py, udfs/soliddb/records.py
+        -- UNAVAILABLE_REASONS): a column added after the row was written ('not_in_record')
+        {%- for image in ['before', 'after'] %}
+            case
+                when {{ image }}_image is not null
+                    then transform_values(
+                        map_filter(
+                            coalesce({{ image }}_null_reasons, map()),
+                            (column_name, reason) -> reason = 'not_in_record'
+                        ),
+                        (column_name, reason) -> 'added_after_row'
+                    )
+            end as {{ image }}_unavailable{% if not loop.last %},{% endif %}
+        {%- endfor %}
     from changes
 )
 

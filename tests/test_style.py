@@ -1,0 +1,32 @@
+"""The tree is clean: ruff (lint and format) on the Python, sqlfluff on the dbt SQL.
+
+Part of the suite, so the README's one test command and `.ci/run` check style too; under
+pytest-xdist they run in a worker beside the Spark builds.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", *args], cwd=ROOT, capture_output=True, text=True, timeout=1800
+    )
+
+
+def test_python_is_ruff_clean():
+    checked = run("ruff", "check", ".")
+    assert checked.returncode == 0, checked.stdout[-6000:] + checked.stderr[-2000:]
+    formatted = run("ruff", "format", "--check", ".")
+    assert formatted.returncode == 0, formatted.stdout[-6000:] + formatted.stderr[-2000:]
+
+
+def test_dbt_sql_is_sqlfluff_clean():
+    # .sqlfluff: jinja templater with dbt's builtins and our macros, no database needed
+    linted = run("sqlfluff", "lint", "models", "macros", "--disable-progress-bar", "--nocolor")
+    assert linted.returncode == 0, linted.stdout[-6000:] + linted.stderr[-2000:]
