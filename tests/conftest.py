@@ -18,8 +18,6 @@ from pyspark.sql import SparkSession
 
 from udfs.session import spark_session
 
-ROOT = Path(__file__).resolve().parents[1]
-
 # Small but complete workloads: every scripted case of each generator, built in one go.
 DEMO_TRANSACTIONS = 40
 DEMO_SEED = 7
@@ -55,30 +53,11 @@ def spark(warehouse: Path, spark_launch_dir: Path) -> Iterator[SparkSession]:
         os.chdir(before)
 
 
-# Test modules that build in a Spark process of their own (module fixtures): each is one
-# xdist group, so that its build runs once, in one worker, beside the others.
-OWN_BUILDS = {
-    "tests/incremental/test_incremental.py": "incremental",
-    "tests/faults/test_fault_matrix.py": "fault-matrix",
-    "tests/test_cluster.py": "cluster",
-}
-
-
-@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Every test that uses the `spark` fixture is a `spark` test (`-m "not spark"` skips it).
-
-    With pytest-xdist (`-n`, `--dist loadgroup`, the default in pyproject.toml) the tests that
-    share the session's Spark (and its `demo` build) run in one worker, and each module that
-    builds in its own process in one worker: the builds run side by side, each once."""
+    """Every test that uses the `spark` fixture is a `spark` test (`-m "not spark"` skips it)."""
     for item in items:
         if "spark" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.spark)
-            item.add_marker(pytest.mark.xdist_group("spark-session"))
-            continue
-        module = Path(str(item.fspath)).resolve().relative_to(ROOT).as_posix()
-        if module in OWN_BUILDS:
-            item.add_marker(pytest.mark.xdist_group(OWN_BUILDS[module]))
 
 
 @dataclass(frozen=True)
