@@ -1,7 +1,6 @@
 """The tree is clean: ruff (lint and format) on the Python, sqlfluff on the dbt SQL.
 
-Part of the suite, so the README's one test command and `.ci/run` check style too; under
-pytest-xdist they run in a worker beside the Spark builds.
+Part of the suite, so the README's one test command and `.ci/run` check style too.
 """
 
 from __future__ import annotations
