@@ -536,7 +536,7 @@ def _limit_key(
     for col in key:
         if cursor.pos[0] >= len(image):
             break
-        value = _column(cursor, col, layout, np.zeros(1, np.int64), warnings, 0)
+        value, _ = _column(cursor, col, layout, np.zeros(1, np.int64), warnings, 0)
         if cursor.failed[0]:
             raise values.DecodeError(f"limit key image {number}: {cursor.errors[0]}")
         found.append(value[0].as_py())
@@ -563,7 +563,7 @@ def _with_limit_keys(
         fields["before_values"][row] = keys.low
         fields["after_values"][row] = keys.high
         fields["warnings"][row] = keys.warnings
-    types = [pa.list_(pa.string())] * 3 + [pa.string()]
+    types = [pa.list_(pa.string())] * 3 + [pa.string()] + [pa.list_(pa.string())] * 2
     return pa.StructArray.from_arrays(
         [pa.array(fields[name], kind) for name, kind in zip(_FIELDS, types, strict=True)],
         names=_FIELDS,
