@@ -139,7 +139,7 @@ def stream_tools(spark: SparkSession, generated: dict[str, Any]) -> dict[str, An
                                 "and column_types is not null "
                                 "order by commit_position, change_seq"):  # fmt: skip
             types[row["name"]] = row["column_types"]
-        scripts = {}
+        scripts, without_rows = {}, {}
         for truth_id, truth in generated[system]["split"]["open_transactions"].items():
             if truth["disposition"] != "committed" or not truth["changes"]:
                 continue  # (a transaction of DDL only has no UNDO/REDO statements)
@@ -147,7 +147,15 @@ def stream_tools(spark: SparkSession, generated: dict[str, Any]) -> dict[str, An
                 "select distinct transaction_id from marts.fct_changes "
                 f"where {where} and upper(transaction_id) = '{truth_id}'"
             )
-            (txn,) = _rows(spark, sql)
+            found_ids = _rows(spark, sql)
+            if not found_ids:  # its changes are DDL / catalog records only: no statements
+                without_rows[truth_id] = _rows(
+                    spark,
+                    "select change_count, schema_change_count from marts.fct_transactions "
+                    f"where {where} and upper(transaction_id) = '{truth_id}'",
+                )
+                continue
+            (txn,) = found_ids
             scripts[truth_id] = {"transaction_id": txn["transaction_id"]}
             for direction in ("undo", "redo"):
                 out = io.StringIO()
@@ -161,7 +169,8 @@ def stream_tools(spark: SparkSession, generated: dict[str, Any]) -> dict[str, An
             columns, rows = as_of(spark, table, last, system, stream)
             asof[table] = [dict(zip(columns, row, strict=True)) for row in rows]
         found[system] = {"stream": stream, "redo": redo, "types": types, "scripts": scripts,
-                         "last_position": last, "asof": asof}  # fmt: skip
+                         "without_rows": without_rows, "last_position": last,
+                         "asof": asof}  # fmt: skip
     return found
 
 

@@ -63,7 +63,12 @@ def test_redo_in_commit_order_rebuilds_the_tables_and_undo_empties_them(spark, d
     for name in tables:
         assert table_rows(con, name, types[name]) == truth_rows(expected[name], types[name]), name
     for change in statements(spark, source_system, capture, tables, "undo"):
-        assert change.statement is not None, (change.change_id, change.statement_warnings)
+        if change.statement is None:
+            # a truncate (a partition-level DM) at which the log shows no row in what it
+            # emptied has nothing to insert again: no UNDO, and its warning says so
+            assert any(w.startswith("no row of the ") for w in change.statement_warnings), (
+                change.change_id, change.statement_warnings)  # fmt: skip
+            continue
         con.execute(change.statement)
     for name in tables:
         assert table_rows(con, name, types[name]) == truth_rows([], types[name]), name
