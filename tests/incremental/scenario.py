@@ -145,14 +145,14 @@ def stream_tools(spark: SparkSession, generated: dict[str, Any]) -> dict[str, An
                 continue  # (a transaction of DDL only has no UNDO/REDO statements)
             sql = (
                 "select distinct transaction_id from marts.fct_changes "
-                f"where {where} and upper(transaction_id) = '{truth_id}'"
+                f"where {where} and upper(transaction_id) = upper('{truth_id}')"
             )
             found_ids = _rows(spark, sql)
             if not found_ids:  # its changes are DDL / catalog records only: no statements
                 without_rows[truth_id] = _rows(
                     spark,
                     "select change_count, schema_change_count from marts.fct_transactions "
-                    f"where {where} and upper(transaction_id) = '{truth_id}'",
+                    f"where {where} and upper(transaction_id) = upper('{truth_id}')",
                 )
                 continue
             (txn,) = found_ids
