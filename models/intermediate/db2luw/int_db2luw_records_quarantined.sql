@@ -20,45 +20,18 @@ row_images as (
 ),
 
 catalog_rows as (
-    select
-        source_system,
-        capture,
-        source_file,
-        raw_offset,
-        record_length,
-        record_bytes,
-        decode_error
-    from {{ ref('stg_db2luw__catalog_tables') }}
-    union all
-    select
-        source_system,
-        capture,
-        source_file,
-        raw_offset,
-        record_length,
-        record_bytes,
-        decode_error
-    from {{ ref('stg_db2luw__catalog_columns') }}
-    union all
-    select
-        source_system,
-        capture,
-        source_file,
-        raw_offset,
-        record_length,
-        record_bytes,
-        decode_error
-    from {{ ref('stg_db2luw__catalog_datapartitions') }}
-    union all
-    select
-        source_system,
-        capture,
-        source_file,
-        raw_offset,
-        record_length,
-        record_bytes,
-        decode_error
-    from {{ ref('stg_db2luw__catalog_datatypes') }}
+    {% for catalog in db2luw_catalog_files() -%}
+        select
+            source_system,
+            capture,
+            source_file,
+            raw_offset,
+            record_length,
+            record_bytes,
+            decode_error
+        from {{ ref('stg_db2luw__catalog_' ~ catalog) }}
+        {% if not loop.last %}union all{% endif %}
+    {% endfor %}
 ),
 
 undecoded_records as (

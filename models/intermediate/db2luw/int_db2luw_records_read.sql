@@ -11,48 +11,18 @@ log_records as (
     from {{ ref('stg_db2luw__log_records') }}
 ),
 
-catalog_tables as (
-    select
-        source_system,
-        capture,
-        source_file,
-        raw_offset
-    from {{ ref('stg_db2luw__catalog_tables') }}
-),
-
-catalog_columns as (
-    select
-        source_system,
-        capture,
-        source_file,
-        raw_offset
-    from {{ ref('stg_db2luw__catalog_columns') }}
-),
-
-catalog_datapartitions as (
-    select
-        source_system,
-        capture,
-        source_file,
-        raw_offset
-    from {{ ref('stg_db2luw__catalog_datapartitions') }}
-),
-
-catalog_datatypes as (
-    select
-        source_system,
-        capture,
-        source_file,
-        raw_offset
-    from {{ ref('stg_db2luw__catalog_datatypes') }}
+catalog_rows as (
+    {% for catalog in db2luw_catalog_files() -%}
+        select
+            source_system,
+            capture,
+            source_file,
+            raw_offset
+        from {{ ref('stg_db2luw__catalog_' ~ catalog) }}
+        {% if not loop.last %}union all{% endif %}
+    {% endfor %}
 )
 
 select * from log_records
 union all
-select * from catalog_tables
-union all
-select * from catalog_columns
-union all
-select * from catalog_datapartitions
-union all
-select * from catalog_datatypes
+select * from catalog_rows
