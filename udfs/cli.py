@@ -50,9 +50,9 @@ DEMO_SEED = 1
 # Source system -> (module whose `generate(raw_root, transactions, seed)` writes that source's
 # logs under raw_root/<folder>/<capture>/ (and its ground truth under raw_root/truth/), folder).
 GENERATORS = {
-    "db2zos": ("udfs.logmaster.generator", "logmaster"),
-    "db2luw": ("udfs.db2luw.generator", "db2luw"),
-    "soliddb": ("udfs.soliddb.generator", "soliddb"),
+    "db2zos": ("logmart_generators.logmaster", "logmaster"),
+    "db2luw": ("logmart_generators.db2luw", "db2luw"),
+    "soliddb": ("logmart_generators.soliddb", "soliddb"),
 }
 TABLE_WIDTH_SAMPLE = 500  # rows read before column widths of `--format table` are fixed
 
