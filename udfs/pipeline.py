@@ -227,20 +227,68 @@ def source_settings() -> dict[str, dict[str, str]]:
     return settings
 
 
-def raw_version() -> str:
-    """The decoders' code (the udfs package): when it changes, every file is decoded again."""
-    return tree_version(Path(__file__).resolve().parent, ["**/*.py"])
+_PACKAGE_DIR = Path(__file__).resolve().parent
+# The modules the raw load runs besides the data sources: the listing (which file is what, and
+# of which capture) and the writer of the raw tables.
+LOAD_MODULES = ("udfs.raw_files", "udfs.raw_writer")
+# The module registering the SQL functions the models call (row images, catalogs).
+SQL_FUNCTION_MODULES = ("udfs.spark_udfs",)
 
 
-def code_version() -> str:
-    """The decoders and the dbt project (models, macros, seeds): when it changes, the
-    incremental models are rebuilt from scratch (``dbt build --full-refresh``)."""
+def decoding_files(package_dir: Path | None = None) -> list[Path]:
+    """The files of the udfs package that decode the raw files: each data source's module,
+    :data:`LOAD_MODULES`, and every udfs module they import (transitively)."""
+    from udfs.code_versions import imported_files
+
+    roots = [source.__module__ for source in data_sources()] + list(LOAD_MODULES)
+    return imported_files(package_dir or _PACKAGE_DIR, roots)
+
+
+def sql_function_files(package_dir: Path | None = None) -> list[Path]:
+    """The files of the udfs package that the models' SQL functions run."""
+    from udfs.code_versions import imported_files
+
+    return imported_files(package_dir or _PACKAGE_DIR, SQL_FUNCTION_MODULES)
+
+
+def _raw_tables_declared() -> str:
+    """The raw tables as declared (names, data sources, options, settings, file kinds), in a
+    stable text: changing which files a table takes, or its options, is a decoder change."""
+    return json.dumps(
+        [
+            [t.name, t.data_source, t.folder, t.options, t.settings, sorted(t.kinds)]
+            for t in RAW_TABLES
+        ],
+        sort_keys=True,
+    )
+
+
+def raw_version(package_dir: Path | None = None) -> str:
+    """What decodes the raw files (:func:`decoding_files` and the raw tables' declarations):
+    when it changes, every file is decoded again. Nothing else of logmart is in it: the CLI,
+    the report, the exports, the server and the generators (package ``logmart_generators``)
+    can change without a new decode (docs/architecture.md, "Versions")."""
+    from udfs.code_versions import files_version
+
+    package_dir = package_dir or _PACKAGE_DIR
+    decoders = files_version(package_dir, decoding_files(package_dir))
+    return hashlib.sha256(f"{decoders}:{_raw_tables_declared()}".encode()).hexdigest()
+
+
+def code_version(package_dir: Path | None = None) -> str:
+    """The decoders, the SQL functions (:func:`sql_function_files`) and the dbt project
+    (models, macros, seeds): when it changes, the incremental models are rebuilt from scratch
+    (``dbt build --full-refresh``)."""
+    from udfs.code_versions import files_version
     from udfs.dbt_runner import project_dir
 
+    package_dir = package_dir or _PACKAGE_DIR
+    functions = files_version(package_dir, sql_function_files(package_dir))
     project = tree_version(
         project_dir(), ["models/**/*", "macros/**/*", "seeds/**/*", "dbt_project.yml"]
     )
-    return hashlib.sha256(f"{raw_version()}:{project}".encode()).hexdigest()
+    parts = f"{raw_version(package_dir)}:{functions}:{project}"
+    return hashlib.sha256(parts.encode()).hexdigest()
 
 
 def _table(name: str) -> str:
