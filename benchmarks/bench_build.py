@@ -30,7 +30,7 @@ import threading
 import time
 from pathlib import Path
 
-from udfs.logmaster.generator import generate_lldf_benchmark
+from logmart_generators.logmaster import generate_lldf_benchmark
 
 INCREMENT = 100_000
 LAYERS = ("seeds", "staging", "intermediate", "marts", "tests")
@@ -99,8 +99,8 @@ def write_capture(raw: Path, capture: str, records: int, first: int, mix: bool) 
         generate_lldf_benchmark(raw / "logmaster" / "bench" / capture, records, seed=1,
                                 first=first)  # fmt: skip
         return records
-    from udfs.db2luw.generator import generate_benchmark as db2luw_benchmark
-    from udfs.soliddb.generator import generate_benchmark as soliddb_benchmark
+    from logmart_generators.db2luw import generate_benchmark as db2luw_benchmark
+    from logmart_generators.soliddb import generate_benchmark as soliddb_benchmark
 
     third = records // 3
     generate_lldf_benchmark(raw / "logmaster" / "bench" / capture, third, seed=1, first=first)

@@ -57,14 +57,15 @@ from pathlib import Path
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+from logmart_generators.db2luw import generate_benchmark as generate_db2luw_benchmark
+from logmart_generators.logmaster import generate_lldf_benchmark
+from logmart_generators.soliddb import generate_benchmark
 from udfs.batch import SPARK_TYPES, field_specs
 from udfs.db2luw import functions as db2luw_functions
 from udfs.db2luw import rows as db2luw_rows
-from udfs.db2luw.generator import generate_benchmark as generate_db2luw_benchmark
 from udfs.db2luw.layouts import layouts as db2luw_layouts
 from udfs.db2luw.source import Db2LuwDataSource
 from udfs.logmaster import control, rowimage
-from udfs.logmaster.generator import generate_lldf_benchmark
 from udfs.logmaster.layouts import LLDF_HEADER
 from udfs.logmaster.source import LogMasterDataSource
 from udfs.pipeline import register_udfs
@@ -72,7 +73,6 @@ from udfs.raw_writer import write_raw_table
 from udfs.session import get_spark
 from udfs.soliddb import functions as soliddb_functions
 from udfs.soliddb.catalog import read_catalog
-from udfs.soliddb.generator import generate_benchmark
 from udfs.soliddb.source import SolidDbDataSource
 
 SPLIT_BYTES = 64 << 20

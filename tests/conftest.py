@@ -7,7 +7,6 @@ need a second Spark process (lock, cluster, no-Java runs) start it with `subproc
 
 from __future__ import annotations
 
-import importlib
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -70,16 +69,10 @@ class Demo:
 
 
 def _generators() -> list:
-    """Each source's generate(out_dir, transactions, seed) that exists."""
-    from udfs.logmaster.generator import generate as logmaster
+    """Each source's generate(out_dir, transactions, seed)."""
+    from logmart_generators import db2luw, logmaster, soliddb
 
-    found = [logmaster]
-    for module in ("udfs.db2luw.generator", "udfs.soliddb.generator"):
-        try:
-            found.append(importlib.import_module(module).generate)
-        except ImportError:
-            pass
-    return found
+    return [logmaster.generate, db2luw.generate, soliddb.generate]
 
 
 @pytest.fixture(scope="session")

@@ -14,7 +14,6 @@ import pytest
 from pyspark.sql import SparkSession
 
 from udfs import cli
-from udfs.errors import LogmartError
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -120,24 +119,63 @@ def test_dbt_without_a_command(capsys: pytest.CaptureFixture[str]) -> None:
                               "`logmart dbt debug`\n")  # fmt: skip
 
 
-def test_generator_not_available_yet(
+def test_a_generator_refusing_its_arguments_is_one_line(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setitem(cli.GENERATORS, "db2luw", ("udfs.no_such_generator", "db2luw"))
+    from logmart_generators import db2luw
+
+    def refuse(out_dir: Path, transactions: int, seed: int) -> None:
+        raise ValueError(f"{transactions} transactions are too few")
+
+    monkeypatch.setattr(db2luw, "generate", refuse)
     code, _, err = run(capsys, "generate", "db2luw", "--out", str(tmp_path))
-    assert (code, err) == (2, "logmart: udfs.no_such_generator.generate is not available yet "
-                              "in this logmart\n")  # fmt: skip
+    assert (code, err) == (2, "logmart: cannot generate db2luw logs: 100 transactions are too "
+                              "few\n")  # fmt: skip
 
 
-def test_a_broken_import_inside_a_provided_module_keeps_its_trace(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_every_source_has_a_generator() -> None:
+    for source in cli.GENERATORS:
+        assert callable(cli._generator(source))
+
+
+def test_build_settings_reach_the_pipeline_as_arguments(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    (tmp_path / "logmart_broken_generator.py").write_text("import no_such_dependency_xyz\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    with pytest.raises(ModuleNotFoundError, match="no_such_dependency_xyz"):
-        cli._provided("logmart_broken_generator", "generate")
-    with pytest.raises(LogmartError, match="not available yet"):
-        cli._provided("udfs.no_such_module", "generate")
+    """The flags and the environment are read by the CLI and passed to pipeline.build; the
+    environment is left as it was (nothing reaches the build through it)."""
+    from contextlib import nullcontext
+
+    from udfs import pipeline
+
+    calls: list[tuple[tuple, dict]] = []
+
+    def build(*args, **kwargs):
+        calls.append((args, kwargs))
+        return {"sources": [], "tables": []}
+
+    for variable in ("LOGMART_DB2LUW_FRAMING", "LOGMART_DBT_OUTPUT", "LOGMART_STRICT"):
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("LOGMART_DB2LUW_BYTEORDER", "big")
+    monkeypatch.setattr(pipeline, "build", build)
+    monkeypatch.setattr(cli, "_session", lambda warehouse, master=None: nullcontext("spark"))
+    (tmp_path / "raw" / "db2luw" / "c01").mkdir(parents=True)
+    (tmp_path / "raw" / "db2luw" / "c01" / "S0000001.LOG").write_bytes(b"x")
+    environ = dict(os.environ)
+    code, _, _ = run(
+        capsys, "build", "--raw", str(tmp_path / "raw"), "--warehouse", str(tmp_path / "wh"),
+        "--db2luw-framing", "lsn", "--checks", "none", "--", "--select", "fct_changes",
+    )  # fmt: skip
+    assert code == 0
+    assert dict(os.environ) == environ
+    [(args, kwargs)] = calls
+    assert args == ("spark", tmp_path / "raw", tmp_path / "wh", "local")
+    assert kwargs == {
+        "full_refresh": False,
+        "dbt_args": ["--select", "fct_changes"],
+        "checks": "none",
+        "settings": {"db2luw": {"framing": "lsn", "byteorder": "big"}},
+        "dbt_output": "progress",
+    }
 
 
 def test_missing_java_is_one_line(tmp_path: Path) -> None:

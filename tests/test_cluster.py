@@ -163,7 +163,7 @@ def test_udf_importing_udfs_runs_on_the_executor(standalone_cluster: str, tmp_pa
 def test_build_runs_on_the_cluster(standalone_cluster: str, tmp_path: Path) -> None:
     """`logmart build --master spark://…` decodes and builds on the cluster's executor, and the
     marts it writes replay to the generator's tables (the same check as the local build)."""
-    from udfs.logmaster.generator import generate
+    from logmart_generators.logmaster import generate
 
     raw, warehouse = tmp_path / "raw", tmp_path / "warehouse"
     generate(raw, 24, 5)

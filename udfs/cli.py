@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import csv
 import datetime as dt
-import importlib
 import json
 import math
 import os
@@ -47,32 +46,14 @@ DEFAULT_WAREHOUSE = Path("warehouse")
 DEFAULT_DEMO_RAW = Path("demo") / "raw"
 DEMO_TRANSACTIONS = 100
 DEMO_SEED = 1
-# Source system -> (module whose `generate(raw_root, transactions, seed)` writes that source's
-# logs under raw_root/<folder>/<capture>/ (and its ground truth under raw_root/truth/), folder).
-GENERATORS = {
-    "db2zos": ("udfs.logmaster.generator", "logmaster"),
-    "db2luw": ("udfs.db2luw.generator", "db2luw"),
-    "soliddb": ("udfs.soliddb.generator", "soliddb"),
-}
+# Source system -> its folder under the raw root (`logmart generate` writes sample logs there:
+# `_generator`).
+GENERATORS = {"db2zos": "logmaster", "db2luw": "db2luw", "soliddb": "soliddb"}
 TABLE_WIDTH_SAMPLE = 500  # rows read before column widths of `--format table` are fixed
 
 
 # ---------------------------------------------------------------------------------------------
-# Functions other parts of logmart provide, imported when used
-
-
-def _provided(module: str, name: str) -> Callable[..., Any]:
-    """`module.name`, or a `LogmartError` if that module is not part of this install yet."""
-    try:
-        loaded = importlib.import_module(module)
-    except ModuleNotFoundError as exc:
-        if exc.name is None or not module.startswith(exc.name):
-            raise  # a dependency of the module is missing: a real bug, keep the trace
-        raise LogmartError(f"{module}.{name} is not available yet in this logmart") from None
-    function = getattr(loaded, name, None)
-    if function is None:
-        raise LogmartError(f"{module}.{name} is not available yet in this logmart")
-    return function
+# The session
 
 
 def _session(warehouse: Path, master: str | None = None) -> Any:
@@ -89,7 +70,9 @@ def _session(warehouse: Path, master: str | None = None) -> Any:
 
 
 def _register_udfs(spark: Any) -> None:
-    _provided("udfs.pipeline", "register_udfs")(spark)
+    from udfs.pipeline import register_udfs
+
+    register_udfs(spark)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -254,7 +237,7 @@ def _target_for(master: str | None) -> str:
     return "cluster" if master and master.startswith("spark://") else "local"
 
 
-SOURCE_FOLDERS = tuple(folder for _, folder in GENERATORS.values())
+SOURCE_FOLDERS = tuple(GENERATORS.values())
 
 
 def _check_raw_dir(raw: Path) -> None:
@@ -307,15 +290,26 @@ def _build(
     raw: Path,
     warehouse: Path,
     target: str,
+    settings: dict[str, dict[str, str]],
     full_refresh: bool = False,
     dbt_args: Sequence[str] = (),
     checks: str = "data",
 ) -> dict[str, Any]:
-    """`udfs.pipeline.build`: registers the UDFs, loads raw tables, runs `dbt build`."""
-    options: dict[str, Any] = {"full_refresh": full_refresh, "checks": checks}
-    if dbt_args:
-        options["dbt_args"] = list(dbt_args)
-    return _provided("udfs.pipeline", "build")(spark, raw, warehouse, target, **options)
+    """`udfs.pipeline.build`: registers the UDFs, loads raw tables, runs `dbt build`; the
+    command's settings are its arguments."""
+    from udfs import pipeline
+
+    return pipeline.build(
+        spark,
+        raw,
+        warehouse,
+        target,
+        full_refresh=full_refresh,
+        dbt_args=list(dbt_args),
+        checks=checks,
+        settings=settings,
+        dbt_output=_dbt_output(),
+    )
 
 
 def _add_capture_settings(parser: argparse.ArgumentParser) -> None:
@@ -333,31 +327,32 @@ def _add_capture_settings(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _apply_capture_settings(args: argparse.Namespace) -> None:
-    """Flags become the environment variables udfs.pipeline reads the settings from."""
-    from udfs.pipeline import DB2LUW_BYTEORDER, DB2LUW_FRAMING
+def _capture_settings(args: argparse.Namespace) -> dict[str, dict[str, str]]:
+    """The capture settings of a build: the environment variables (LOGMART_DB2LUW_FRAMING,
+    LOGMART_DB2LUW_BYTEORDER), the flags over them; read here, once, and passed on."""
+    from udfs.pipeline import capture_settings
 
-    for value, (variable, _) in (
-        (args.db2luw_framing, DB2LUW_FRAMING),
-        (args.db2luw_byteorder, DB2LUW_BYTEORDER),
-    ):
-        if value:
-            os.environ[variable] = value
+    flags = {
+        "db2luw": {
+            "framing": getattr(args, "db2luw_framing", None),
+            "byteorder": getattr(args, "db2luw_byteorder", None),
+        }
+    }
+    return capture_settings(flags, os.environ)
 
 
-def _quiet_dbt() -> None:
+def _dbt_output() -> str:
     """`build` and `demo` print dbt's errors and a progress line, not its whole log
     (LOGMART_DBT_OUTPUT=full brings it back; the log file has it all)."""
     from udfs.dbt_runner import OUTPUT_VARIABLE
 
-    os.environ.setdefault(OUTPUT_VARIABLE, "progress")
+    return os.environ.get(OUTPUT_VARIABLE) or "progress"
 
 
 def cmd_build(args: argparse.Namespace) -> int:
     from udfs.strict import check, strict_from_env
 
-    _quiet_dbt()
-    _apply_capture_settings(args)
+    settings = _capture_settings(args)
     strict = args.strict or strict_from_env()
     _check_raw_dir(args.raw)
     started = time.monotonic()
@@ -367,6 +362,7 @@ def cmd_build(args: argparse.Namespace) -> int:
             args.raw,
             args.warehouse,
             _target_for(args.master),
+            settings,
             args.full_refresh,
             args.dbt_args,
             args.checks,
@@ -445,10 +441,18 @@ def cmd_query(args: argparse.Namespace) -> int:
     return 0
 
 
+def _generator(source: str) -> Callable[[Path, int, int], Any]:
+    """`source`'s `generate(raw_root, transactions, seed)`: writes its logs under
+    raw_root/<folder>/<capture>/ and its ground truth under raw_root/truth/."""
+    from logmart_generators import db2luw, logmaster, soliddb
+
+    return {"db2zos": logmaster, "db2luw": db2luw, "soliddb": soliddb}[source].generate
+
+
 def _generate(source: str, raw: Path, transactions: int, seed: int) -> Path:
     """Run `source`'s generator into the raw root `raw`; returns the folder it wrote."""
-    module, folder = GENERATORS[source]
-    generate = _provided(module, "generate")
+    folder = GENERATORS[source]
+    generate = _generator(source)
     raw.mkdir(parents=True, exist_ok=True)
     try:
         generate(raw, transactions, seed)
@@ -465,7 +469,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 def _demo_raw(raw: Path) -> None:
     """Generate sample logs under `raw` for every source that has none there yet."""
-    for source, (_, folder) in GENERATORS.items():
+    for source, folder in GENERATORS.items():
         existing = raw / folder
         if existing.is_dir() and any(path.is_file() for path in existing.rglob("*")):
             print(f"using the existing {source} files in {existing}", file=sys.stderr)
@@ -479,11 +483,11 @@ def _demo_raw(raw: Path) -> None:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    _quiet_dbt()
+    settings = _capture_settings(args)
     _demo_raw(args.raw)
     _check_raw_dir(args.raw)
     with _session(args.warehouse) as spark:
-        summary = _build(spark, args.raw, args.warehouse, "local")
+        summary = _build(spark, args.raw, args.warehouse, "local", settings)
     print_summary(summary, sys.stdout)
     where = "" if args.warehouse == DEFAULT_WAREHOUSE else f" --warehouse {args.warehouse}"
     print(

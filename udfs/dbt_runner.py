@@ -80,8 +80,9 @@ def dbt_args(
 
 
 # LOGMART_DBT_OUTPUT: 'full' prints dbt's own log lines (the default for `logmart dbt`);
-# 'progress' (what `logmart build` and `logmart demo` set) prints dbt's errors and warnings
-# and one line per tenth of the nodes done. dbt's full log is always in <warehouse>/dbt/logs.
+# 'progress' (what `logmart build` and `logmart demo` pass to `run_dbt` unless the variable
+# says 'full') prints dbt's errors and warnings and one line per tenth of the nodes done.
+# dbt's full log is always in <warehouse>/dbt/logs.
 OUTPUT_VARIABLE = "LOGMART_DBT_OUTPUT"
 
 
@@ -125,12 +126,19 @@ class _Progress:
             print(f"dbt: {count}/{total} nodes done{failed}", file=self.stream, flush=True)
 
 
-def run_dbt(spark: SparkSession, args: list[str], warehouse: Path, target: str = "local") -> bool:
+def run_dbt(
+    spark: SparkSession,
+    args: list[str],
+    warehouse: Path,
+    target: str = "local",
+    output: str | None = None,
+) -> bool:
     """Run `dbt <args>` in-process on `spark`'s session; True when dbt succeeded.
 
     `spark` must be the session from `udfs.session.get_spark` (UDFs registered first): it is
     taken as the proof that the session dbt will reuse exists, and must have Hive support.
-    With LOGMART_DBT_OUTPUT=progress dbt prints only errors, warnings and a progress line.
+    With `output` 'progress' dbt prints only errors, warnings and a progress line; 'full' its
+    whole log; None: LOGMART_DBT_OUTPUT, else 'full'.
     """
     from dbt.cli.main import dbtRunner  # imported late: dbt takes ~1 s to import
 
@@ -141,7 +149,7 @@ def run_dbt(spark: SparkSession, args: list[str], warehouse: Path, target: str =
     # profiles.yml reads the warehouse through env_var('LOGMART_WAREHOUSE').
     os.environ["LOGMART_WAREHOUSE"] = str(warehouse)
     callbacks = []
-    if os.environ.get(OUTPUT_VARIABLE, "full") == "progress":
+    if (output or os.environ.get(OUTPUT_VARIABLE) or "full") == "progress":
         args = [*args, "--quiet"] if "--quiet" not in args and "-q" not in args else list(args)
         callbacks.append(_Progress(sys.stderr))
     result = dbtRunner(callbacks=callbacks).invoke(dbt_args(args, warehouse, project, target))

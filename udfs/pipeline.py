@@ -16,7 +16,7 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,6 +40,11 @@ from udfs.raw_files import (
 RAW_SCHEMA = "raw"
 PARTITION_COLUMN = "source_file"  # raw tables hold one partition per file
 
+# The capture settings a build decodes with, per source system: option -> value, e.g.
+# {"db2luw": {"framing": "lsn", "byteorder": "big"}}; an option not given keeps its default
+# (the raw table's option). `capture_settings` makes them from the environment and the CLI.
+CaptureSettings = Mapping[str, Mapping[str, str]]
+
 
 @dataclass(frozen=True)
 class RawTable:
@@ -50,7 +55,8 @@ class RawTable:
     folder: str  # under the raw root
     options: dict[str, str] = field(default_factory=dict)
     # Options a user sets: option -> (environment variable, accepted values). The CLI's flags
-    # (e.g. `logmart build --db2luw-byteorder big`) set these variables.
+    # (e.g. `logmart build --db2luw-byteorder big`) and the variables reach the build as its
+    # `settings` argument (`capture_settings`).
     settings: dict[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
     # The file kinds (raw.files.file_kind) whose records this table holds.
     kinds: frozenset[str] = frozenset()
@@ -59,31 +65,29 @@ class RawTable:
     def source_system(self) -> str:
         return {folder: system for system, folder in SOURCE_FOLDERS.items()}[self.folder]
 
-    def resolved_options(self, environ: dict[str, str] | None = None) -> dict[str, str]:
-        """The options with the user's settings applied; a bad value is a LogmartError."""
-        environ = os.environ if environ is None else environ
+    def resolved_options(self, settings: Mapping[str, str] | None = None) -> dict[str, str]:
+        """The options with ``settings`` (this table's source's, option -> value) applied;
+        settings of other tables of the source are ignored, a bad value is a LogmartError."""
         options = dict(self.options)
-        for option, (variable, accepted) in self.settings.items():
-            value = environ.get(variable)
-            if value is None or value == "":
-                continue
-            if value not in accepted:
-                raise LogmartError(
-                    f"{variable}={value} is not one of {', '.join(accepted)}; "
-                    f"set it to the {option} your capture files were written with"
-                )
-            options[option] = value
+        for option, (_, accepted) in self.settings.items():
+            value = (settings or {}).get(option)
+            if value:
+                name = f"{self.source_system} {option}"
+                options[option] = _checked(value, accepted, name, option)
         return options
 
     def source_class(self) -> type:
         """The Spark Python data source class named ``data_source``."""
         return next(s for s in data_sources() if s.name() == self.data_source)
 
-    def read(self, spark: SparkSession, raw_root: Path) -> DataFrame:
+    def read(
+        self, spark: SparkSession, raw_root: Path, settings: CaptureSettings | None = None
+    ) -> DataFrame:
         reader = spark.read.format(self.data_source)
         reader = reader.option("path", str(raw_root / self.folder))
         reader = reader.option("raw_root", str(raw_root))
-        for key, value in self.resolved_options().items():
+        options = self.resolved_options((settings or {}).get(self.source_system))
+        for key, value in options.items():
             reader = reader.option(key, value)
         return reader.load()
 
@@ -172,6 +176,46 @@ RAW_TABLES = [
 ]
 
 
+def _checked(value: str, accepted: Sequence[str], name: str, option: str) -> str:
+    """``value`` if ``accepted``, else a LogmartError naming it as ``name`` (the setting or its
+    environment variable)."""
+    if value not in accepted:
+        raise LogmartError(
+            f"{name}={value} is not one of {', '.join(accepted)}; "
+            f"set it to the {option} your capture files were written with"
+        )
+    return value
+
+
+def capture_settings(
+    given: CaptureSettings | None = None, environ: Mapping[str, str] | None = None
+) -> dict[str, dict[str, str]]:
+    """The capture settings (:data:`CaptureSettings`) of a build: each setting's environment
+    variable in ``environ`` (e.g. ``LOGMART_DB2LUW_FRAMING``; none when ``environ`` is None),
+    then ``given`` (e.g. the CLI's flags; a None value is not given) over them. A value not
+    accepted, or a setting no source has, is a LogmartError naming it."""
+    declared = {
+        (table.source_system, option): spec
+        for table in RAW_TABLES
+        for option, spec in table.settings.items()
+    }
+    for system, options in (given or {}).items():
+        for option in options:
+            if (system, option) not in declared:
+                known = ", ".join(f"{s} {o}" for s, o in declared)
+                raise LogmartError(f"{system} has no setting {option}; the settings: {known}")
+    settings: dict[str, dict[str, str]] = {}
+    for (system, option), (variable, accepted) in declared.items():
+        value = (given or {}).get(system, {}).get(option)
+        if value:
+            value = _checked(value, accepted, f"{system} {option}", option)
+        elif environ is not None and environ.get(variable):
+            value = _checked(environ[variable], accepted, variable, option)
+        if value:
+            settings.setdefault(system, {})[option] = value
+    return settings
+
+
 def data_sources() -> list[type]:
     """Every source's Spark Python data source class."""
     from udfs.db2luw.source import Db2LuwDataSource
@@ -218,29 +262,78 @@ class LoadReport:
         }
 
 
-def source_settings() -> dict[str, dict[str, str]]:
-    """Per source system, the options its files are decoded with (user settings applied)."""
-    settings: dict[str, dict[str, str]] = {}
+def source_settings(settings: CaptureSettings | None = None) -> dict[str, dict[str, str]]:
+    """Per source system, the options its files are decoded with (``settings`` applied)."""
+    resolved: dict[str, dict[str, str]] = {}
     for table in RAW_TABLES:
-        options = settings.setdefault(table.source_system, {})
-        options.update((k, v) for k, v in table.resolved_options().items() if k != "records")
-    return settings
+        options = resolved.setdefault(table.source_system, {})
+        chosen = table.resolved_options((settings or {}).get(table.source_system))
+        options.update((k, v) for k, v in chosen.items() if k != "records")
+    return resolved
 
 
-def raw_version() -> str:
-    """The decoders' code (the udfs package): when it changes, every file is decoded again."""
-    return tree_version(Path(__file__).resolve().parent, ["**/*.py"])
+_PACKAGE_DIR = Path(__file__).resolve().parent
+# The modules the raw load runs besides the data sources: the listing (which file is what, and
+# of which capture) and the writer of the raw tables.
+LOAD_MODULES = ("udfs.raw_files", "udfs.raw_writer")
+# The module registering the SQL functions the models call (row images, catalogs).
+SQL_FUNCTION_MODULES = ("udfs.spark_udfs",)
 
 
-def code_version() -> str:
-    """The decoders and the dbt project (models, macros, seeds): when it changes, the
-    incremental models are rebuilt from scratch (``dbt build --full-refresh``)."""
+def decoding_files(package_dir: Path | None = None) -> list[Path]:
+    """The files of the udfs package that decode the raw files: each data source's module,
+    :data:`LOAD_MODULES`, and every udfs module they import (transitively)."""
+    from udfs.code_versions import imported_files
+
+    roots = [source.__module__ for source in data_sources()] + list(LOAD_MODULES)
+    return imported_files(package_dir or _PACKAGE_DIR, roots)
+
+
+def sql_function_files(package_dir: Path | None = None) -> list[Path]:
+    """The files of the udfs package that the models' SQL functions run."""
+    from udfs.code_versions import imported_files
+
+    return imported_files(package_dir or _PACKAGE_DIR, SQL_FUNCTION_MODULES)
+
+
+def _raw_tables_declared() -> str:
+    """The raw tables as declared (names, data sources, options, settings, file kinds), in a
+    stable text: changing which files a table takes, or its options, is a decoder change."""
+    return json.dumps(
+        [
+            [t.name, t.data_source, t.folder, t.options, t.settings, sorted(t.kinds)]
+            for t in RAW_TABLES
+        ],
+        sort_keys=True,
+    )
+
+
+def raw_version(package_dir: Path | None = None) -> str:
+    """What decodes the raw files (:func:`decoding_files` and the raw tables' declarations):
+    when it changes, every file is decoded again. Nothing else of logmart is in it: the CLI,
+    the report, the exports, the server and the generators (package ``logmart_generators``)
+    can change without a new decode (docs/architecture.md, "Versions")."""
+    from udfs.code_versions import files_version
+
+    package_dir = package_dir or _PACKAGE_DIR
+    decoders = files_version(package_dir, decoding_files(package_dir))
+    return hashlib.sha256(f"{decoders}:{_raw_tables_declared()}".encode()).hexdigest()
+
+
+def code_version(package_dir: Path | None = None) -> str:
+    """The decoders, the SQL functions (:func:`sql_function_files`) and the dbt project
+    (models, macros, seeds): when it changes, the incremental models are rebuilt from scratch
+    (``dbt build --full-refresh``)."""
+    from udfs.code_versions import files_version
     from udfs.dbt_runner import project_dir
 
+    package_dir = package_dir or _PACKAGE_DIR
+    functions = files_version(package_dir, sql_function_files(package_dir))
     project = tree_version(
         project_dir(), ["models/**/*", "macros/**/*", "seeds/**/*", "dbt_project.yml"]
     )
-    return hashlib.sha256(f"{raw_version()}:{project}".encode()).hexdigest()
+    parts = f"{raw_version(package_dir)}:{functions}:{project}"
+    return hashlib.sha256(parts.encode()).hexdigest()
 
 
 def _table(name: str) -> str:
@@ -310,7 +403,12 @@ def _literal(text: str) -> str:
 
 
 def _write_raw(
-    spark: SparkSession, table: RawTable, root: Path, wanted: list[str], full: bool
+    spark: SparkSession,
+    table: RawTable,
+    root: Path,
+    wanted: list[str],
+    full: bool,
+    settings: CaptureSettings | None,
 ) -> None:
     """Decode ``wanted`` files (read from ``root``) into ``table``: a new table when ``full``,
     else new partitions. The executors write the Parquet files (udfs/raw_writer.py)."""
@@ -319,7 +417,7 @@ def _write_raw(
     options = {
         "path": str(root / table.folder),
         "raw_root": str(root),
-        **table.resolved_options(),
+        **table.resolved_options((settings or {}).get(table.source_system)),
     }
     write_raw_table(spark, table.source_class(), options, _table(table.name), wanted, full)
 
@@ -335,7 +433,11 @@ def _file_row(f: RawFile, loaded_at: dt.datetime | None) -> tuple:
 
 
 def load_raw(
-    spark: SparkSession, raw_root: Path, scratch: Path | None = None, full: bool = False
+    spark: SparkSession,
+    raw_root: Path,
+    scratch: Path | None = None,
+    full: bool = False,
+    settings: CaptureSettings | None = None,
 ) -> LoadReport:
     """Decode the files under ``raw_root`` that are new or changed since the last build into
     the ``raw`` tables (partitioned by file), drop the rows of files that are gone, and list
@@ -344,19 +446,20 @@ def load_raw(
     A file is decoded again when its load key changes (bytes, settings, decoders, for a Log
     Master data file its extract's control file); a copy of another file of its log stream is
     listed with ``duplicate_of`` and not decoded. ``scratch`` is a folder for the symbolic
-    links the data sources read (on a cluster, on the shared filesystem).
+    links the data sources read (on a cluster, on the shared filesystem). ``settings`` are
+    the capture settings (:func:`capture_settings`; None: every option's default).
     """
     raw_root = Path(raw_root).expanduser().resolve()
     if not spark.catalog.databaseExists(RAW_SCHEMA):  # (Hive logs an error for "if not exists")
         spark.sql(f"create database {RAW_SCHEMA}")
     previous, versions = _previous_state(spark)
-    settings = source_settings()
+    decoding = source_settings(settings)
     decoders, code = raw_version(), code_version()
     files = list_files(raw_root)
     known = {p: (r.size_bytes, r.modified_ns, r.content_hash) for p, r in previous.items()}
     hashed = fill_content_hashes(spark, files, known)
     mark_duplicates(files)
-    fill_load_keys(files, settings, decoders)
+    fill_load_keys(files, decoding, decoders)
 
     full = (
         full
@@ -393,7 +496,7 @@ def load_raw(
             for table in tables:
                 wanted = [f.source_file for f in loads if f.file_kind in table.kinds]
                 if wanted or full:
-                    _write_raw(spark, table, root, wanted, full)
+                    _write_raw(spark, table, root, wanted, full, settings)
     finally:
         shutil.rmtree(scratch_dir, ignore_errors=True)
 
@@ -409,7 +512,7 @@ def load_raw(
             loaded_at = None
         rows.append(_file_row(f, loaded_at))
     _write_listing(spark, "files", rows, FILES_SCHEMA)
-    captures = [(*row, decoders) for row in capture_rows(files, settings, code)]
+    captures = [(*row, decoders) for row in capture_rows(files, decoding, code)]
     _write_listing(spark, "captures", captures, CAPTURES_SCHEMA)
     # what the models read of the listing (loaded_at aside: it reads back without its zone)
     listed = [(*_file_row(f, None)[:-1], f.loads) for f in files]
@@ -507,12 +610,17 @@ def build(
     full_refresh: bool = False,
     dbt_args: Sequence[str] = (),
     checks: str = "data",
+    settings: CaptureSettings | None = None,
+    dbt_output: str | None = None,
 ) -> dict:
     """Load the raw tables (new and changed files only), run ``dbt build`` (incremental
     models recompute only changed captures), and return the summary the CLI prints.
     ``full_refresh`` decodes every file again and rebuilds every model from scratch;
     ``dbt_args`` are more ``dbt build`` arguments (e.g. ``--exclude-resource-type test``);
-    ``checks`` which dbt tests run (:data:`CHECKS`). When the raw folder, logmart's code and
+    ``checks`` which dbt tests run (:data:`CHECKS`); ``settings`` the capture settings
+    (:data:`CaptureSettings`; None reads them from the environment variables, once, here:
+    ``capture_settings(environ=os.environ)``); ``dbt_output`` what dbt prints
+    (``dbt_runner.run_dbt``'s ``output``). When the raw folder, logmart's code and
     the arguments are those of the last successful build, dbt is not run again: the marts are
     current (``summary["dbt"] == "current"``)."""
     from udfs import last_build
@@ -521,8 +629,10 @@ def build(
     warehouse = Path(warehouse)
     timings: dict[str, Any] = {}
     started = time.monotonic()
+    if settings is None:
+        settings = capture_settings(environ=os.environ)
     register_udfs(spark)
-    report = load_raw(spark, raw_root, warehouse / "loading", full=full_refresh)
+    report = load_raw(spark, raw_root, warehouse / "loading", full_refresh, settings)
     timings["raw_load_s"] = round(time.monotonic() - started, 2)
     args = dbt_build_args(checks, dbt_args, full_refresh or report.dbt_full_refresh)
     args = with_sources_var(args, report.sources)
@@ -534,7 +644,7 @@ def build(
     else:
         last_build.clear(warehouse)
         drop_absent_sources(spark, report.sources)
-        if not run_dbt(spark, args, warehouse, target):
+        if not run_dbt(spark, args, warehouse, target, output=dbt_output):
             raise LogmartError(
                 f"dbt build failed; see {warehouse / 'dbt' / 'logs' / 'dbt.log'} and rerun "
                 "`logmart dbt build` after fixing the cause"

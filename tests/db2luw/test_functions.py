@@ -10,10 +10,10 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
+from logmart_generators.db2luw import generate
 from tests.db2luw import handmade as h
 from tests.db2luw.replay import read_capture
 from udfs.db2luw import functions
-from udfs.db2luw.generator import generate
 from udfs.db2luw.rows import LayoutBook, decode_row, read_catalog
 
 

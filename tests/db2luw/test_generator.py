@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from logmart_generators.db2luw import generate, generate_benchmark
 from tests.db2luw.replay import (
     read_capture,
     replay,
@@ -15,7 +16,6 @@ from tests.db2luw.replay import (
     truth_dropped_rows,
     truth_tables,
 )
-from udfs.db2luw.generator import generate, generate_benchmark
 from udfs.db2luw.records import ddl_statements, decode_record, iter_log_records
 from udfs.db2luw.rows import decode_row, read_catalog
 

@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
+from logmart_generators.db2luw import generate
 from tests.conftest import EXTRA_INPUTS
 from tests.db2luw import handmade as h
 from tests.db2luw.replay import dropped_name, truth_dropped
-from udfs.db2luw.generator import generate
 
 pytestmark = pytest.mark.spark
 

@@ -8,10 +8,10 @@ from decimal import Decimal
 
 import pytest
 
+from logmart_generators.db2luw import encode_decfloat
 from tests.db2luw import handmade as h
 from udfs.db2luw import functions
 from udfs.db2luw import rows as r
-from udfs.db2luw.generator import encode_decfloat
 from udfs.db2luw.records import decode_record
 from udfs.db2luw.rows import Column, LayoutBook, TableLayout, decode_row, read_catalog
 from udfs.errors import DecodeError

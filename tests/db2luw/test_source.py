@@ -9,9 +9,9 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
+from logmart_generators.db2luw import generate
 from tests.db2luw import handmade as h
 from udfs.db2luw import data
-from udfs.db2luw.generator import generate
 from udfs.db2luw.records import RECORD_KEYS, decode_record
 from udfs.db2luw.source import RECORDS, Db2LuwReader, discover
 from udfs.framing import DB2_MAX_RECORD, FrameBatch, FramingFailure, db2_read_log_length, frame_file

@@ -20,11 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from logmart_generators.db2luw import generate as generate_db2luw
+from logmart_generators.logmaster import generate as generate_logmaster
+from logmart_generators.soliddb import generate as generate_soliddb
+from logmart_generators.soliddb import write_sys_log
 from tests.faults import damage as d
-from udfs.db2luw.generator import generate as generate_db2luw
-from udfs.logmaster.generator import generate as generate_logmaster
-from udfs.soliddb.generator import generate as generate_soliddb
-from udfs.soliddb.generator import write_sys_log
 
 Facts = dict[str, Any]
 

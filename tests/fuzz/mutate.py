@@ -63,15 +63,15 @@ MUTATIONS = (
 def generate_capture(source: str, out: Path, transactions: int, seed: int) -> Path:
     """Write one generated capture of ``source`` under ``out``; return the raw root."""
     if source == "db2zos":
-        from udfs.logmaster.generator import generate
+        from logmart_generators.logmaster import generate
 
         generate(out, max(transactions, 24), seed)
     elif source == "db2luw":
-        from udfs.db2luw.generator import generate
+        from logmart_generators.db2luw import generate
 
         generate(out, transactions, seed, file_bytes=16 * 1024)
     else:
-        from udfs.soliddb.generator import generate
+        from logmart_generators.soliddb import generate
 
         # one capture per export format: the bytes of each format get mutated
         for fmt in ("jsonl", "csv", "parquet"):

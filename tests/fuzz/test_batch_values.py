@@ -14,10 +14,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from logmart_generators import logmaster as lm
 from tests.fuzz.support import decodes_or_rejects, fuzz
 from udfs import batch, fields, values
 from udfs import batch_values as bv
-from udfs.logmaster import generator as lm
 
 CODECS = ["cp037", "cp500", "latin-1", "ascii", "utf-8", "utf-16-be"]
 

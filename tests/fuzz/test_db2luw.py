@@ -4,7 +4,7 @@ function bodies.
 
 (a) Random bytes: DecodeError or a value from the record decoders; the batch/UDF bodies never
     raise and give one row per row in.
-(b) Round trips with the generator's encoders (udfs/db2luw/generator.py, struct.pack at the
+(b) Round trips with the generator's encoders (logmart_generators/db2luw.py, struct.pack at the
     spec offsets): a random table's initialize-table record and catalog export give a layout
     that reads the generator's row images back as the generator renders the values.
 """
@@ -24,10 +24,10 @@ import pyarrow as pa
 from hypothesis import given
 from hypothesis import strategies as st
 
+from logmart_generators import db2luw as gen
 from tests.db2luw import handmade
 from tests.fuzz.support import decodes_or_rejects, fuzz
 from udfs.db2luw import data, functions, records, rows
-from udfs.db2luw import generator as gen
 from udfs.framing import DB2_PREFIX_LENGTHS, FrameBatch
 
 ORDERS = st.sampled_from(["little", "big"])

@@ -2,7 +2,7 @@
 
 (a) Random bytes: DecodeError or a value from the record decoders; the batch decoders and the
     SQL function body never raise and give one row out per row in, bad rows with a reason.
-(b) Round trips with the generator's own builders (udfs/logmaster/generator.py places fields at
+(b) Round trips with the generator's own builders (logmart_generators/logmaster.py places fields at
     the spec tables' hex offsets, independently of udfs/logmaster/layouts.py).
 """
 
@@ -17,11 +17,11 @@ import pyarrow as pa
 from hypothesis import given
 from hypothesis import strategies as st
 
+from logmart_generators import logmaster as gen
 from tests.fuzz.support import decodes_or_rejects, fuzz
 from udfs import fields
 from udfs.framing import FrameBatch
 from udfs.logmaster import catalog, control, data, rowimage
-from udfs.logmaster import generator as gen
 from udfs.logmaster.layouts import CONTROL_LAYOUTS
 
 # --- control records -------------------------------------------------------------------------

@@ -17,10 +17,10 @@ import pyarrow as pa
 from hypothesis import given
 from hypothesis import strategies as st
 
+from logmart_generators import soliddb as gen
 from tests.fuzz.support import decodes_or_rejects, fuzz
 from udfs.errors import DecodeError
 from udfs.soliddb import functions, readers, records, source
-from udfs.soliddb import generator as gen
 from udfs.soliddb.catalog import Column, LayoutHistory, TableLayout, numbered
 from udfs.soliddb.data_format import frame_fields
 from udfs.soliddb.layouts import TYPE_ENCODINGS, RecId

@@ -16,11 +16,11 @@ import numpy as np
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
+from logmart_generators import db2luw as luw
+from logmart_generators import logmaster as lm
+from logmart_generators import soliddb as solid
 from tests.fuzz.support import decodes_or_rejects, fuzz
 from udfs import values
-from udfs.db2luw import generator as luw
-from udfs.logmaster import generator as lm
-from udfs.soliddb import generator as solid
 
 CODECS = ["cp037", "cp500", "cp273", "cp1140", "latin-1", "ascii", "utf-8", "utf-16-be"]
 SQL_DATE_TYPES = ["DATE", "TIME", "TIMESTAMP", "INTEGER"]

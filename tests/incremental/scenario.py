@@ -52,9 +52,9 @@ NO_UNIT_TESTS = ("--exclude-resource-type", "unit_test")
 
 def generate(stage: Path) -> dict[str, Any]:
     """Every source's split workload under ``stage``; their summaries."""
-    from udfs.db2luw.generator import generate as db2luw
-    from udfs.logmaster.generator import generate as logmaster
-    from udfs.soliddb.generator import generate as soliddb
+    from logmart_generators.db2luw import generate as db2luw
+    from logmart_generators.logmaster import generate as logmaster
+    from logmart_generators.soliddb import generate as soliddb
 
     return {
         "db2zos": logmaster(stage, TRANSACTIONS, SEED, capture=LOGMASTER[0], split=LOGMASTER[1]),

@@ -11,12 +11,13 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
+from logmart_generators import logmaster as generator
 from tests.logmaster.handmade import data_field
 from tests.logmaster.test_images import _batches
 from udfs import batch_values as bv
 from udfs import values
 from udfs.errors import DecodeError
-from udfs.logmaster import generator, images, rowimage
+from udfs.logmaster import images, rowimage
 from udfs.logmaster.rowimage import Column, RowLayout, decode_data, layout_text, parse_layout
 
 # One moment written in every format, by hand from each format's description: DATE 2024-02-29,

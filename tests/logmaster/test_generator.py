@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from udfs.logmaster import generator as g
+from logmart_generators import logmaster as g
 
 # --- the independent reader ----------------------------------------------------------------------
 

@@ -10,8 +10,8 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
+from logmart_generators.logmaster import generate
 from udfs.logmaster import control, images, rowimage
-from udfs.logmaster.generator import generate
 from udfs.logmaster.source import LogMasterDataSource
 
 ZERO = "0" * 20

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from logmart_generators.soliddb import generate
 from udfs.errors import DecodeError
 from udfs.soliddb.batch_rows import decode_rows
 from udfs.soliddb.catalog import Column, read_catalog
-from udfs.soliddb.generator import generate
 from udfs.soliddb.layouts import ROW_RECIDS, TYPE_ENCODINGS
 from udfs.soliddb.readers import find_exports, read_sys_log
 from udfs.soliddb.records import decode_capture, decode_row_data

@@ -10,9 +10,9 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
+from logmart_generators.soliddb import generate
 from udfs.soliddb import functions
 from udfs.soliddb.catalog import TableLayout, read_catalog
-from udfs.soliddb.generator import generate
 from udfs.soliddb.layouts import DdlLogRecId, RecId
 from udfs.soliddb.readers import find_exports, read_sys_log
 from udfs.soliddb.records import RECORD_KINDS, decode_capture

@@ -9,12 +9,12 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from logmart_generators.soliddb import generate, generate_benchmark
+from tests.soliddb.transactions import assemble, replay
 from udfs.soliddb.catalog import LayoutHistory, read_catalog
-from udfs.soliddb.generator import generate, generate_benchmark
 from udfs.soliddb.layouts import TYPE_ENCODINGS, DdlLogRecId
 from udfs.soliddb.readers import find_exports, read_sys_log
 from udfs.soliddb.records import NULL_NOT_IN_RECORD, decode_capture
-from udfs.soliddb.transactions import assemble, replay
 
 FORMATS = ("parquet", "csv", "jsonl")
 CHANGE_KEYS = (

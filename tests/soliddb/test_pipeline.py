@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from logmart_generators.soliddb import generate
 from tests.conftest import DEMO_SEED, DEMO_TRANSACTIONS, EXTRA_INPUTS
 from tests.replay import as_multiset
-from udfs.soliddb.generator import generate
 from udfs.soliddb.layouts import DdlLogRecId
 
 from .handmade import field, logaddr

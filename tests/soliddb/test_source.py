@@ -8,7 +8,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from udfs.soliddb.generator import generate, generate_benchmark
+from logmart_generators.soliddb import generate, generate_benchmark
 from udfs.soliddb.source import (
     ARROW_SCHEMAS,
     ExportFile,

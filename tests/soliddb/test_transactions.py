@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import struct
 
+from tests.soliddb.transactions import assemble, replay, same_row
 from udfs.soliddb.catalog import Column, TableLayout
 from udfs.soliddb.records import decode_capture
-from udfs.soliddb.transactions import assemble, replay, same_row
 
 from .handmade import field, logaddr, row
 
