@@ -342,7 +342,8 @@ def prepare(
     check_tables(spark, selection)
     log = one_log(spark, selection)
     narrowed = selection.in_log(log.source_system, log.log_stream)
-    check_tables(spark, narrowed)
+    if narrowed != selection:  # a table may be in another log than the one chosen
+        check_tables(spark, narrowed)
     found = conflicts(spark, narrowed) if direction == "undo" else None
     return narrowed, log, found
 

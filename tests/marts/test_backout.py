@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+import json
 import re
 from types import SimpleNamespace
 
@@ -207,3 +208,165 @@ def test_bad_sql_selections_are_one_line_and_exit_2_before_spark(capsys, tmp_pat
     assert code == 2 and captured.out == ""
     assert captured.err.startswith("logmart: --until 2024-01-01 00:00:00 is before --since")
     assert captured.err.count("\n") == 1
+
+
+# ---------------------------------------------------------------------------------------------
+# `logmart sql` over the demo build (Log Master's generated log), scripts run on DuckDB
+
+SOURCE = "db2zos"
+
+
+def committed_changes(spark) -> list:
+    return spark.sql(
+        "select change_id, transaction_id, commit_position, change_seq, operation, "
+        "table_schema, table_name, key_columns, before_image, after_image "
+        f"from marts.fct_changes where source_system = '{SOURCE}' and disposition = 'committed' "
+        "order by commit_position, transaction_id, change_seq"
+    ).collect()
+
+
+def rows_of(change) -> set:
+    """The rows a change touches, as (table, key values): every row of its table for a
+    truncate."""
+    table = f"{change.table_schema}.{change.table_name}"
+    if change.operation == "truncate":
+        return {(table, "*")}
+    keys = list(change.key_columns or [])
+    return {
+        (table, tuple(image[k] for k in keys))
+        for image in (change.before_image, change.after_image)
+        if image is not None
+    }
+
+
+def touches(earlier, later) -> bool:
+    mine, theirs = rows_of(earlier), rows_of(later)
+    tables = {table for table, key in theirs if key == "*"}
+    return bool(mine & theirs) or any(table in tables for table, _ in mine)
+
+
+def run(capsys, *args: str, warehouse) -> tuple[int, str, str]:
+    code = cli.main(["sql", *args, "--source", SOURCE, "--warehouse", str(warehouse)])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_undo_over_later_work_is_refused_and_forced_names_it(spark, demo, capsys):
+    changes = committed_changes(spark)
+    pair = next(
+        (
+            (a, b)
+            for i, a in enumerate(changes)
+            for b in changes[i + 1 :]
+            if b.transaction_id != a.transaction_id and a.operation != "truncate" and touches(a, b)
+        ),
+        None,
+    )
+    assert pair, "the demo log has no row changed by two transactions"
+    a, b = pair
+    code, out, err = run(
+        capsys, "undo", "--transaction", a.transaction_id, warehouse=demo.warehouse
+    )
+    assert code == 3 and out == ""
+    assert err.startswith("logmart: UNDO refused: ")
+    assert f"later {b.operation} {b.change_id} of {b.table_schema}.{b.table_name}" in err
+    assert f"transaction {b.transaction_id} committed at position {b.commit_position}" in err
+    code, script, _ = run(
+        capsys, "undo", "--transaction", a.transaction_id, "--force", warehouse=demo.warehouse
+    )
+    assert code == 0
+    assert "\n-- backout integrity: CONFLICTS, " in script
+    assert f"-- CONFLICT (--force): later {b.operation} {b.change_id} of " in script
+    # with the later transaction in the selection too, B is backed out first: no conflict
+    # with it (a window from A's to B's commit covers both)
+    code, script, err = run(
+        capsys, "undo", "--from-position", a.commit_position, "--to-position",
+        b.commit_position, "--force", warehouse=demo.warehouse,
+    )  # fmt: skip
+    assert code == 0, err
+    assert f"later {b.operation} {b.change_id} of" not in script
+
+
+def test_a_script_header_says_what_it_covers(spark, demo, capsys):
+    last = committed_changes(spark)[-1]
+    code, script, _ = run(capsys, "undo", "--transaction", last.transaction_id,
+                          warehouse=demo.warehouse)  # fmt: skip
+    assert code == 0
+    header = [line for line in script.splitlines()[:12] if line.startswith("-- ")]
+    assert header[0].startswith("-- logmart UNDO script (Db2 for z/OS): backs out ")
+    assert f"-- window: transaction {last.transaction_id}" in header
+    assert "-- filters: none" in header
+    assert any(line.startswith("-- left out: ") for line in header)
+    assert any(
+        line.startswith("-- backout integrity: checked; no later committed change")
+        for line in header
+    )
+    table = f"{last.table_schema}.{last.table_name}"
+    code, script, _ = run(capsys, "redo", "--transaction", last.transaction_id, "--table", table,
+                          "--operation", last.operation, warehouse=demo.warehouse)  # fmt: skip
+    assert code == 0
+    assert f"-- filters: --table {table} --operation {last.operation}" in script
+    assert "-- backout integrity: not checked (REDO" in script
+
+
+def test_bad_selections_are_one_line_exit_2_and_nothing_written(demo, capsys):
+    for args, message in [
+        (["undo", "--from-position", "0", "--table", "S.NO_SUCH_TABLE"],
+         "logmart: --table S.NO_SUCH_TABLE: no committed change of that table in source db2zos"),
+        (["redo", "--from-position", "ZZZZ"],
+         "logmart: no committed change in transactions committed from position ZZZZ"),
+        (["undo", "--from-position", "0", "--authid", "NO_SUCH_USER"],
+         "logmart: no committed change in transactions committed from position 0 with --authid"),
+    ]:  # fmt: skip
+        code, out, err = run(capsys, *args, warehouse=demo.warehouse)
+        assert (code, out) == (2, ""), (args, err)
+        assert err.startswith(message) and err.count("\n") == 1, (args, err)
+
+
+def test_redo_after_a_point_in_time_recovery_without_the_bad_transaction(spark, demo, capsys):
+    """Log Master's REDO after a point-in-time recovery: the tables restored to a point, the
+    work committed after it applied again but for one bad transaction (one whose rows no later
+    transaction touches, so the rest applies without it)."""
+    duckdb = pytest.importorskip("duckdb")
+    from tests.marts.oracle import create_tables, table_rows, truth_rows
+    from tests.replay import replay
+
+    truth = json.loads((demo.raw / "truth" / SOURCE / "tables.json").read_text())
+    tables = sorted(truth)
+    changes = committed_changes(spark)
+    positions = sorted({c.commit_position for c in changes})
+    point = positions[len(positions) // 3]
+    after = [c for c in changes if c.commit_position > point]
+    bad = next(
+        a.transaction_id
+        for i, a in enumerate(after)
+        if a.operation != "truncate"
+        and not any(
+            touches(mine, b)
+            for mine in after
+            if mine.transaction_id == a.transaction_id
+            for b in after[i + 1 :]
+            if b.transaction_id != a.transaction_id
+        )
+    )
+    con = duckdb.connect()
+    types = create_tables(con, truth, tables)
+    for row in spark.sql(  # the point-in-time recovery: the tables as of `point`
+        "select redo_sql from marts.fct_change_sql "
+        f"where source_system = '{SOURCE}' and commit_position <= '{point}' "
+        "order by commit_position, transaction_id, change_seq"
+    ).collect():
+        con.execute(row.redo_sql)
+    start = min(p for p in positions if p > point)
+    code, script, err = run(capsys, "redo", "--from-position", start, "--exclude-transaction",
+                            bad, warehouse=demo.warehouse)  # fmt: skip
+    assert code == 0, err
+    assert f"-- left out: transaction {bad}, " in script
+    assert f"-- transaction {bad}," not in script
+    con.execute(script)
+    expected = replay(spark, SOURCE, exclude=(bad,))
+    assert expected != replay(spark, SOURCE)  # the bad transaction changed something
+    for name in tables:
+        assert table_rows(con, name, types[name]) == truth_rows(
+            expected.get(name, []), types[name]
+        ), name
