@@ -289,12 +289,14 @@ def header(
 
 def _left_out(spark: Any, direction: str, selection: Selection) -> list[str]:
     """What the window holds that the script does not, and why."""
-    filtered = selection.where()
+    # scalar subqueries: a filter on who made the change is an IN subquery, which Spark
+    # allows in a WHERE clause only
+    selected, window = selection.where(), selection.window_where()
     row = spark.sql(
-        f"select count_if(not ({filtered})) as filtered_changes, "
-        f"count(distinct if(not ({filtered}), transaction_id, null)) as filtered_transactions, "
-        f"count_if(({filtered}) and {direction}_sql is null) as without_statement "
-        f"from {TABLE} where {selection.window_where()}"
+        f"select (select count(*) from {TABLE} where {window}) as window_changes, "
+        f"(select count(*) from {TABLE} where {selected}) as selected_changes, "
+        f"(select count(*) from {TABLE} where {selected} and {direction}_sql is null) "
+        "as without_statement"
     ).first()
     lines = []
     excluded = {}
@@ -318,8 +320,8 @@ def _left_out(spark: Any, direction: str, selection: Selection) -> list[str]:
                 lines.append(
                     f"left out: transaction {txn} (--exclude-transaction): not in the window"
                 )
-    if row.filtered_changes:
-        others = row.filtered_changes - sum(excluded.values())
+    if row.window_changes > row.selected_changes:
+        others = row.window_changes - row.selected_changes - sum(excluded.values())
         if others:
             lines.append(
                 f"left out: {others} other change(s) in the window that the filters do not select"

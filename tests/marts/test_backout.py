@@ -218,7 +218,7 @@ SOURCE = "db2zos"
 
 def committed_changes(spark) -> list:
     return spark.sql(
-        "select change_id, transaction_id, commit_position, change_seq, operation, "
+        "select change_id, transaction_id, commit_position, change_seq, operation, authid, "
         "table_schema, table_name, key_columns, before_image, after_image "
         f"from marts.fct_changes where source_system = '{SOURCE}' and disposition = 'committed' "
         "order by commit_position, transaction_id, change_seq"
@@ -307,6 +307,22 @@ def test_a_script_header_says_what_it_covers(spark, demo, capsys):
     assert code == 0
     assert f"-- filters: --table {table} --operation {last.operation}" in script
     assert "-- backout integrity: not checked (REDO" in script
+    # a filter on who made the changes (a subquery on fct_changes) and the window around it
+    authid = next(c.authid for c in reversed(committed_changes(spark)) if c.authid)
+    code, script, err = run(capsys, "redo", "--from-position", "0", "--authid", authid,
+                            warehouse=demo.warehouse)  # fmt: skip
+    assert code == 0, err
+    assert f"-- filters: --authid {authid}" in script
+    others = (
+        spark.sql(
+            "select count(*) as n from marts.fct_changes where source_system = 'db2zos' "
+            f"and disposition = 'committed' and not authid <=> '{authid}'"
+        )
+        .first()
+        .n
+    )
+    if others:
+        assert f"-- left out: {others} other change(s) in the window that the filters" in script
 
 
 def test_bad_selections_are_one_line_exit_2_and_nothing_written(demo, capsys):
