@@ -26,7 +26,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-from udfs.change_sql import TABLE, Log, Selection, one_log, sql_string
+from udfs.change_sql import GENERATED, TABLE, Log, Selection, one_log, sql_string
 from udfs.errors import LogmartError
 
 CHANGES = "marts.fct_changes"
@@ -292,11 +292,14 @@ def _left_out(spark: Any, direction: str, selection: Selection) -> list[str]:
     # scalar subqueries: a filter on who made the change is an IN subquery, which Spark
     # allows in a WHERE clause only
     selected, window = selection.where(), selection.window_where()
+    generated = "0"
+    if not selection.include_generated:
+        generated = f"(select count(*) from {TABLE} where {window} and change_id in ({GENERATED}))"
     row = spark.sql(
         f"select (select count(*) from {TABLE} where {window}) as window_changes, "
         f"(select count(*) from {TABLE} where {selected}) as selected_changes, "
         f"(select count(*) from {TABLE} where {selected} and {direction}_sql is null) "
-        "as without_statement"
+        f"as without_statement, {generated} as generated_changes"
     ).first()
     lines = []
     excluded = {}
@@ -320,9 +323,20 @@ def _left_out(spark: Any, direction: str, selection: Selection) -> list[str]:
                 lines.append(
                     f"left out: transaction {txn} (--exclude-transaction): not in the window"
                 )
+    if row.generated_changes:
+        lines.append(
+            f"left out: {row.generated_changes} change(s) Db2 made itself (fct_changes."
+            "generated_by: RI constraints, triggers, temporal history): the target's own "
+            "constraints and triggers make them again (--include-generated keeps them)"
+        )
     if row.window_changes > row.selected_changes:
-        others = row.window_changes - row.selected_changes - sum(excluded.values())
-        if others:
+        others = (
+            row.window_changes
+            - row.selected_changes
+            - sum(excluded.values())
+            - row.generated_changes
+        )
+        if others > 0:
             lines.append(
                 f"left out: {others} other change(s) in the window that the filters do not select"
             )

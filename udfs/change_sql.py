@@ -17,6 +17,8 @@ from typing import Any, TextIO
 from udfs.errors import LogmartError
 
 TABLE = "marts.fct_change_sql"
+# the changes Db2 made itself (RI constraints, triggers, temporal history tables)
+GENERATED = "select change_id from marts.fct_changes where generated_by is not null"
 
 
 @dataclass(frozen=True)
@@ -39,10 +41,15 @@ class Selection:
     connection: str | None = None
     operations: tuple[str, ...] = ()
     exclude_transactions: tuple[str, ...] = ()
+    # changes Db2 made itself (fct_changes.generated_by: RI, triggers, temporal history) are
+    # made again by the target's own constraints and triggers: left out unless asked for
+    include_generated: bool = False
 
     def where(self) -> str:
         """The condition on marts.fct_change_sql (or marts.fct_changes) of the selection."""
         conditions = [*self._window(), *self._filters()]
+        if not self.include_generated:
+            conditions.append(f"change_id not in ({GENERATED})")
         if self.source_system is not None:
             conditions.append(f"source_system = {sql_string(self.source_system)}")
         if self.log_stream is not None:
@@ -60,6 +67,7 @@ class Selection:
             self.log_stream,
             self.until,
             self.to_position,
+            include_generated=True,
         ).where()
 
     def _window(self) -> list[str]:
@@ -147,6 +155,8 @@ class Selection:
                 named.append(f"{option} {value}")
         named += [f"--operation {operation}" for operation in self.operations]
         named += [f"--exclude-transaction {txn}" for txn in self.exclude_transactions]
+        if self.include_generated:
+            named.append("--include-generated")
         return named
 
     def in_log(self, source_system: str, log_stream: str) -> Selection:

@@ -7,7 +7,8 @@
     logmart demo [--raw DIR] [--warehouse DIR]
     logmart sql {undo,redo} (--transaction ID | [--since TS] [--until TS]
         [--from-position P] [--to-position P]) [--table SCHEMA.TABLE]… [--authid A] [--plan P]
-        [--connection C] [--operation OP]… [--exclude-transaction ID]… [--force]
+        [--connection C] [--operation OP]… [--exclude-transaction ID]… [--include-generated]
+        [--force]
         [--source S] [--stream S | --capture C] [--warehouse DIR]
     logmart asof --table SCHEMA.TABLE (--position P | --ts TS) [--source S]
         [--stream S | --capture C] [--format table|csv|json] [--warehouse DIR]
@@ -534,6 +535,7 @@ def _sql_selection(args: argparse.Namespace) -> Any:
         connection=args.connection,
         operations=tuple(args.operation or ()),
         exclude_transactions=tuple(args.exclude_transaction or ()),
+        include_generated=args.include_generated,
     )
 
 
@@ -704,6 +706,13 @@ def _add_sql_selection(parser: argparse.ArgumentParser) -> None:
         metavar="ID",
         help="leave out this transaction (repeatable), e.g. REDO after a point-in-time "
         "recovery without the bad transaction",
+    )
+    parser.add_argument(
+        "--include-generated",
+        action="store_true",
+        help="keep the changes Db2 made itself (fct_changes.generated_by: RI constraints, "
+        "triggers, temporal history tables); by default they are left out, as the target's own "
+        "constraints and triggers make them again",
     )
 
 

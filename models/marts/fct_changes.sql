@@ -46,6 +46,9 @@ changes as (
                 'map<string,string>'
             ) }},
             {{ optional_column(
+                ref('int_' ~ source ~ '_changes_standardized'), 'generated_by', 'string'
+            ) }},
+            {{ optional_column(
                 ref('int_' ~ source ~ '_changes_standardized'),
                 'before_unavailable',
                 'map<string,string>'

@@ -91,7 +91,10 @@ def changes(spark):
 
 
 def found(spark, view, **selection):
-    chosen = Selection(source_system="db2zos", log_stream="PROD", **selection)
+    # include_generated: the view has no generated_by (leaving those out reads marts.fct_changes)
+    chosen = Selection(
+        source_system="db2zos", log_stream="PROD", include_generated=True, **selection
+    )
     return {(c.change_id, c.later_change_id): c for c in conflicts(spark, chosen, view)}
 
 
@@ -386,3 +389,13 @@ def test_redo_after_a_point_in_time_recovery_without_the_bad_transaction(spark, 
         assert table_rows(con, name, types[name]) == truth_rows(
             expected.get(name, []), types[name]
         ), name
+
+
+def test_changes_db2_made_itself_are_left_out_unless_asked_for():
+    generated = "change_id not in (select change_id from marts.fct_changes where generated_by"
+    default = Selection(transaction="t")
+    assert generated in default.where() and default.filters() == []
+    kept = Selection(transaction="t", include_generated=True)
+    assert generated not in kept.where() and kept.filters() == ["--include-generated"]
+    # what the filters leave out is counted against the window with every change in it
+    assert generated not in default.window_where()
