@@ -267,6 +267,7 @@ def header(
     filters = selection.filters()
     lines.append("filters: " + (" ".join(filters) if filters else "none"))
     lines += _left_out(spark, direction, selection)
+    lines += _completeness(spark, selection)
     if found is None:
         lines.append(
             "backout integrity: not checked (REDO applies the changes again: run it where the "
@@ -347,6 +348,47 @@ def _left_out(spark: Any, direction: str, selection: Selection) -> list[str]:
         )
     if not lines:
         lines.append("left out: nothing")
+    return lines
+
+
+# Log Master's word on a transaction (fct_changes), and what the header says of it
+COMPLETENESS = (
+    (
+        "incomplete_transaction",
+        "WARNING: Log Master could not complete at least one log record of transaction(s) "
+        "{ids} (INCOMPLETETRANS): their statements may lack values or changes; check them",
+    ),
+    (
+        "incomplete_dependency",
+        "WARNING: transaction(s) {ids} may depend on a transaction Log Master could not "
+        "complete (INCOMPLETEDEP); check that one first",
+    ),
+    (
+        "has_compensation",
+        "note: transaction(s) {ids} hold compensation records (UORHASCOMP): the work Db2 undid "
+        "in them (rollback to a savepoint, a reversed statement) is not committed and not here",
+    ),
+)
+LISTED = 10  # transaction ids named in a header line before "and N more"
+
+
+def _completeness(spark: Any, selection: Selection) -> list[str]:
+    """A line per Log Master flag that a selected transaction carries."""
+    flags = ", ".join(
+        f"array_sort(collect_set(if({column}, transaction_id, null))) as {column}"
+        for column, _ in COMPLETENESS
+    )
+    row = spark.sql(
+        f"select {flags} from {CHANGES} where disposition = 'committed' and {selection.where()}"
+    ).first()
+    lines = []
+    for column, text in COMPLETENESS:
+        ids = list(row[column] or [])
+        if ids:
+            named = ", ".join(ids[:LISTED])
+            if len(ids) > LISTED:
+                named += f" and {len(ids) - LISTED} more"
+            lines.append(text.format(ids=named))
     return lines
 
 

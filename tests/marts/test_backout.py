@@ -399,3 +399,24 @@ def test_changes_db2_made_itself_are_left_out_unless_asked_for():
     assert generated not in kept.where() and kept.filters() == ["--include-generated"]
     # what the filters leave out is counted against the window with every change in it
     assert generated not in default.window_where()
+
+
+def test_a_script_over_a_transaction_with_compensation_records_says_so(spark, demo, capsys):
+    """Log Master's UORHASCOMP reaches fct_transactions, and the script's header says that
+    the work Db2 undid in the transaction is not in it."""
+    found = spark.sql(
+        "select transaction_id, incomplete_transaction from marts.fct_transactions "
+        "where source_system = 'db2zos' and disposition = 'committed' and has_compensation "
+        "and change_count > savepoint_rollback_count + reversed_count "
+        "order by commit_position limit 1"
+    ).first()
+    assert found, "the demo log has no committed unit of recovery with compensation records"
+    assert found.incomplete_transaction is False  # the generator completes every record
+    code, script, err = run(capsys, "redo", "--transaction", found.transaction_id,
+                            warehouse=demo.warehouse)  # fmt: skip
+    assert code == 0, err
+    assert (
+        f"-- note: transaction(s) {found.transaction_id} hold compensation records (UORHASCOMP)"
+        in script
+    )
+    assert "INCOMPLETETRANS" not in script

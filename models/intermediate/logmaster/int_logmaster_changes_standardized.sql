@@ -131,6 +131,11 @@ standardized as (
         connectid as connection_id,
         connectiontype as connection_type,
         change_seq,
+        -- what Log Master says of the transaction's completeness (LLDF): a log record it
+        -- could not complete, a dependency on such a transaction, compensation records
+        incompletetrans = 'Y' as incomplete_transaction,
+        incompletedep = 'Y' as incomplete_dependency,
+        uorhascomp = 'Y' as has_compensation,
         -- values the log does not carry (udfs/unavailable.py), beside each image
         before_unavailable,
         after_unavailable
