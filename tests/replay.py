@@ -18,11 +18,17 @@ from pyspark.sql import SparkSession
 
 
 def replay(
-    spark: SparkSession, source_system: str, up_to_position: str | None = None
+    spark: SparkSession,
+    source_system: str,
+    up_to_position: str | None = None,
+    exclude: tuple[str, ...] = (),
 ) -> dict[str, list[dict]]:
     """Final rows per 'SCHEMA.TABLE' after applying the source's committed changes in order
-    (only those committed at or before `up_to_position` when given: the rows as of then)."""
+    (only those committed at or before `up_to_position` when given: the rows as of then;
+    without the transactions `exclude` names)."""
     until = "" if up_to_position is None else f" and commit_position <= '{up_to_position}'"
+    if exclude:
+        until += " and transaction_id not in (" + ", ".join(f"'{t}'" for t in exclude) + ")"
     changes = spark.sql(
         "select table_schema, table_name, operation, before_image, after_image "
         "from marts.fct_changes "

@@ -10,46 +10,158 @@ Nothing is committed: the script ends with a reminder to review it and COMMIT.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any, TextIO
 
 from udfs.errors import LogmartError
 
 TABLE = "marts.fct_change_sql"
+# the changes Db2 made itself (RI constraints, triggers, temporal history tables)
+GENERATED = "select change_id from marts.fct_changes where generated_by is not null"
 
 
 @dataclass(frozen=True)
 class Selection:
-    """Which committed changes: one transaction, or every one committed since a time or from
-    a commit position; narrowed to one source system and log stream."""
+    """Which committed changes: one transaction, or a window of commit times or positions
+    (closed: both ends included); narrowed to one source system and log stream, and by the
+    filters a DBA uses (tables, authid, plan, connection, operation, transactions left out).
+    `udfs.backout` checks a selection and describes it in a script's header."""
 
     transaction: str | None = None
     since: dt.datetime | None = None
     from_position: str | None = None
     source_system: str | None = None
     log_stream: str | None = None
+    until: dt.datetime | None = None
+    to_position: str | None = None
+    tables: tuple[str, ...] = ()  # 'SCHEMA.TABLE'
+    authid: str | None = None
+    plan: str | None = None
+    connection: str | None = None
+    operations: tuple[str, ...] = ()
+    exclude_transactions: tuple[str, ...] = ()
+    # changes Db2 made itself (fct_changes.generated_by: RI, triggers, temporal history) are
+    # made again by the target's own constraints and triggers: left out unless asked for
+    include_generated: bool = False
 
     def where(self) -> str:
-        conditions = []
-        if self.transaction is not None:
-            conditions.append(f"transaction_id = {sql_string(self.transaction)}")
-        if self.since is not None:
-            conditions.append(f"commit_ts >= timestamp {sql_string(self.since.isoformat(' '))}")
-        if self.from_position is not None:
-            conditions.append(f"commit_position >= {sql_string(self.from_position)}")
+        """The condition on marts.fct_change_sql (or marts.fct_changes) of the selection."""
+        conditions = [*self._window(), *self._filters()]
+        if not self.include_generated:
+            conditions.append(f"change_id not in ({GENERATED})")
         if self.source_system is not None:
             conditions.append(f"source_system = {sql_string(self.source_system)}")
         if self.log_stream is not None:
             conditions.append(f"log_stream = {sql_string(self.log_stream)}")
         return " and ".join(conditions) or "true"
 
+    def window_where(self) -> str:
+        """The condition of the window alone (and the log), without the filters: what the
+        filters left out is the difference."""
+        return Selection(
+            self.transaction,
+            self.since,
+            self.from_position,
+            self.source_system,
+            self.log_stream,
+            self.until,
+            self.to_position,
+            include_generated=True,
+        ).where()
+
+    def _window(self) -> list[str]:
+        conditions = []
+        if self.transaction is not None:
+            conditions.append(f"transaction_id = {sql_string(self.transaction)}")
+        if self.since is not None:
+            conditions.append(f"commit_ts >= timestamp {sql_string(self.since.isoformat(' '))}")
+        if self.until is not None:
+            conditions.append(f"commit_ts <= timestamp {sql_string(self.until.isoformat(' '))}")
+        if self.from_position is not None:
+            conditions.append(f"commit_position >= {sql_string(self.from_position)}")
+        if self.to_position is not None:
+            conditions.append(f"commit_position <= {sql_string(self.to_position)}")
+        return conditions
+
+    def _filters(self) -> list[str]:
+        conditions = []
+        if self.tables:
+            names = ", ".join(sql_string(table) for table in self.tables)
+            conditions.append(f"concat(table_schema, '.', table_name) in ({names})")
+        if self.operations:
+            names = ", ".join(sql_string(operation) for operation in self.operations)
+            conditions.append(f"operation in ({names})")
+        if self.exclude_transactions:
+            names = ", ".join(sql_string(txn) for txn in self.exclude_transactions)
+            conditions.append(f"transaction_id not in ({names})")
+        # who and what made the change is in fct_changes only (not in fct_change_sql)
+        who = [
+            f"{column} = {sql_string(value)}"
+            for column, value in (
+                ("authid", self.authid),
+                ("plan_name", self.plan),
+                ("connection_id", self.connection),
+            )
+            if value is not None
+        ]
+        if who:
+            conditions.append(
+                "change_id in (select change_id from marts.fct_changes where "
+                + " and ".join(who)
+                + ")"
+            )
+        return conditions
+
     def describe(self) -> str:
         if self.transaction is not None:
             return f"transaction {self.transaction}"
-        if self.since is not None:
-            return f"transactions committed since {self.since.isoformat(' ')}"
-        return f"transactions committed from position {self.from_position}"
+        parts = []
+        if self.since is not None or self.until is not None:
+            parts.append(
+                "committed "
+                + " ".join(
+                    text
+                    for text in (
+                        self.since and f"from {self.since.isoformat(' ')}",
+                        self.until and f"until {self.until.isoformat(' ')}",
+                    )
+                    if text
+                )
+            )
+        if self.from_position is not None or self.to_position is not None:
+            parts.append(
+                "committed "
+                + " ".join(
+                    text
+                    for text in (
+                        self.from_position and f"from position {self.from_position}",
+                        self.to_position and f"to position {self.to_position}",
+                    )
+                    if text
+                )
+            )
+        return "transactions " + (", ".join(parts) or "of the whole log")
+
+    def filters(self) -> list[str]:
+        """The filters as the options that give them, for a script's header."""
+        named = [f"--table {table}" for table in self.tables]
+        for option, value in (
+            ("--authid", self.authid),
+            ("--plan", self.plan),
+            ("--connection", self.connection),
+        ):
+            if value is not None:
+                named.append(f"{option} {value}")
+        named += [f"--operation {operation}" for operation in self.operations]
+        named += [f"--exclude-transaction {txn}" for txn in self.exclude_transactions]
+        if self.include_generated:
+            named.append("--include-generated")
+        return named
+
+    def in_log(self, source_system: str, log_stream: str) -> Selection:
+        """The same selection in one source system and log stream."""
+        return replace(self, source_system=source_system, log_stream=log_stream)
 
 
 def sql_string(text: str) -> str:
@@ -75,7 +187,7 @@ class Log:
     warnings: list[str]
 
 
-def _one_log(spark: Any, selection: Selection) -> Log:
+def one_log(spark: Any, selection: Selection) -> Log:
     """The source system and log stream the selection is in (exactly one), its captures and
     dialect, the number of changes and transactions, and the distinct warnings of their
     statements."""
@@ -91,7 +203,9 @@ def _one_log(spark: Any, selection: Selection) -> Log:
         hint = ""
         if selection.since is not None:
             hint = " (sources that log no commit times, like solidDB, need --from-position)"
-        raise LogmartError(f"no committed change in {selection.describe()}{hint}")
+        filters = selection.filters()
+        where = f" with {' '.join(filters)}" if filters else ""
+        raise LogmartError(f"no committed change in {selection.describe()}{where}{hint}")
     if len(found) > 1:
         logs = ", ".join(f"--source {row.source_system} --stream {row.log_stream}" for row in found)
         raise LogmartError(
@@ -109,18 +223,23 @@ def _one_log(spark: Any, selection: Selection) -> Log:
     )
 
 
-def write_script(spark: Any, direction: str, selection: Selection, out: TextIO) -> int:
-    """Write the UNDO or REDO script of `selection` to `out`; returns the number of changes."""
+def write_script(
+    spark: Any,
+    direction: str,
+    selection: Selection,
+    out: TextIO,
+    header: Sequence[str] = (),
+    later_changes: Mapping[str, Sequence[str]] | None = None,
+) -> int:
+    """Write the UNDO or REDO script of `selection` to `out`; returns the number of changes.
+
+    `header`: more comment lines for the top (udfs.backout: what the script covers);
+    `later_changes`: change id -> the later changes its statement would undo over (a backout
+    forced over conflicts), each written as a comment above that statement."""
     if direction not in ("undo", "redo"):
         raise ValueError(direction)
-    log = _one_log(spark, selection)
-    narrowed = Selection(
-        selection.transaction,
-        selection.since,
-        selection.from_position,
-        log.source_system,
-        log.log_stream,
-    )
+    log = one_log(spark, selection)
+    narrowed = selection.in_log(log.source_system, log.log_stream)
     order = "asc" if direction == "redo" else "desc"
     rows = spark.sql(
         f"select change_id, transaction_id, commit_position, commit_ts, operation, "
@@ -135,21 +254,27 @@ def write_script(spark: Any, direction: str, selection: Selection, out: TextIO) 
         f"-- source {log.source_system}, log stream {log.log_stream} (capture(s) "
         f"{', '.join(log.captures)}); from {TABLE}\n"
     )
+    for line in header:
+        out.write(f"-- {line}\n")
     for warning in log.warnings:
         out.write(f"-- note: {warning}\n")
-    for line in _statements(rows, direction):
+    for line in _statements(rows, direction, later_changes or {}):
         out.write(line + "\n")
     out.write("-- end: review the statements above, then COMMIT (or ROLLBACK)\n")
     return log.changes
 
 
-def _statements(rows: Iterator[Any], direction: str) -> Iterator[str]:
+def _statements(
+    rows: Iterator[Any], direction: str, later_changes: Mapping[str, Sequence[str]]
+) -> Iterator[str]:
     current = None
     for row in rows:
         if row.transaction_id != current:
             current = row.transaction_id
             when = f" at {row.commit_ts.isoformat(' ')}" if row.commit_ts else ""
             yield f"\n-- transaction {current}, committed at position {row.commit_position}{when}"
+        for later in later_changes.get(row.change_id, ()):
+            yield f"-- CONFLICT (--force): {later}"
         if row.statement is None:
             why = "; ".join(row.statement_warnings) or "no statement"
             yield f"-- no {direction.upper()} for {row.operation} {row.change_id}: {why}"

@@ -5,7 +5,10 @@
     logmart query [--warehouse DIR] [--format table|csv|json] "SQL"
     logmart generate {db2zos,db2luw,soliddb} --out DIR [--transactions N] [--seed N]
     logmart demo [--raw DIR] [--warehouse DIR]
-    logmart sql {undo,redo} (--transaction ID | --since TS | --from-position P)
+    logmart sql {undo,redo} (--transaction ID | [--since TS] [--until TS]
+        [--from-position P] [--to-position P]) [--table SCHEMA.TABLE]… [--authid A] [--plan P]
+        [--connection C] [--operation OP]… [--exclude-transaction ID]… [--include-generated]
+        [--force]
         [--source S] [--stream S | --capture C] [--warehouse DIR]
     logmart asof --table SCHEMA.TABLE (--position P | --ts TS) [--source S]
         [--stream S | --capture C] [--format table|csv|json] [--warehouse DIR]
@@ -14,6 +17,9 @@
         [--warehouse DIR]
     logmart serve [--host HOST] [--port PORT] [--warehouse DIR]
     logmart report --out FILE.html [--warehouse DIR]
+
+`sql undo` refused because later committed changes touch the same rows (no `--force`) prints
+them and exits 3.
 
 User errors (`LogmartError`: wrong paths, empty raw folder, locked warehouse, missing Java, bad
 SQL) print `logmart: <message>` on stderr and exit 2, without a stack trace.
@@ -500,15 +506,41 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_sql(args: argparse.Namespace) -> int:
-    from udfs.change_sql import Selection, write_script
+    from udfs.backout import check_selection, prepare, refuse_conflicts, script_header
+    from udfs.change_sql import write_script
 
-    selection = Selection(
-        args.transaction, args.since, args.from_position, args.source, _stream(args)
-    )
+    selection = _sql_selection(args)
+    check_selection(selection)  # before Spark starts
     with _session(args.warehouse) as spark:
-        write_script(spark, args.direction, selection, sys.stdout)
+        narrowed, _, found = prepare(spark, args.direction, selection)
+        if found and not args.force:
+            return refuse_conflicts(found, sys.stderr)
+        header, later = script_header(spark, args.direction, narrowed, found)
+        write_script(spark, args.direction, narrowed, sys.stdout, header, later)
         sys.stdout.flush()
     return 0
+
+
+def _sql_selection(args: argparse.Namespace) -> Any:
+    """The `logmart sql` options as a `udfs.change_sql.Selection`."""
+    from udfs.change_sql import Selection
+
+    return Selection(
+        transaction=args.transaction,
+        since=args.since,
+        from_position=args.from_position,
+        source_system=args.source,
+        log_stream=_stream(args),
+        until=args.until,
+        to_position=args.to_position,
+        tables=tuple(args.table or ()),
+        authid=args.authid,
+        plan=args.plan,
+        connection=args.connection,
+        operations=tuple(args.operation or ()),
+        exclude_transactions=tuple(args.exclude_transaction or ()),
+        include_generated=args.include_generated,
+    )
 
 
 def cmd_asof(args: argparse.Namespace) -> int:
@@ -639,6 +671,55 @@ def _add_master(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_sql_selection(parser: argparse.ArgumentParser) -> None:
+    """Which committed changes a script covers: a transaction or a closed window, and the
+    filters a DBA uses (udfs.change_sql.Selection)."""
+    parser.add_argument("--transaction", help="one transaction id (fct_changes.transaction_id)")
+    parser.add_argument(
+        "--since", type=_timestamp, help="the transactions committed at or after this time"
+    )
+    parser.add_argument(
+        "--until", type=_timestamp, help="the transactions committed at or before this time"
+    )
+    parser.add_argument(
+        "--from-position", help="the transactions committed at or after this commit position"
+    )
+    parser.add_argument(
+        "--to-position", help="the transactions committed at or before this commit position"
+    )
+    parser.add_argument(
+        "--table",
+        action="append",
+        metavar="SCHEMA.TABLE",
+        help="only the changes of this table (repeatable)",
+    )
+    parser.add_argument("--authid", help="only the changes made under this authorization id")
+    parser.add_argument("--plan", help="only the changes made by this plan (fct_changes.plan_name)")
+    parser.add_argument(
+        "--connection", help="only the changes of this connection (fct_changes.connection_id)"
+    )
+    parser.add_argument(
+        "--operation",
+        action="append",
+        choices=["insert", "update", "delete", "truncate"],
+        help="only the changes of this operation (repeatable; truncate includes mass deletes)",
+    )
+    parser.add_argument(
+        "--exclude-transaction",
+        action="append",
+        metavar="ID",
+        help="leave out this transaction (repeatable), e.g. REDO after a point-in-time "
+        "recovery without the bad transaction",
+    )
+    parser.add_argument(
+        "--include-generated",
+        action="store_true",
+        help="keep the changes Db2 made itself (fct_changes.generated_by: RI constraints, "
+        "triggers, temporal history tables); by default they are left out, as the target's own "
+        "constraints and triggers make them again",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="logmart", description="SQL-first lakehouse for database change logs."
@@ -726,15 +807,15 @@ def build_parser() -> argparse.ArgumentParser:
         "capture of it (a transaction split between two captures is one transaction).",
     )
     sql.add_argument("direction", choices=["undo", "redo"])
-    which = sql.add_mutually_exclusive_group(required=True)
-    which.add_argument("--transaction", help="one transaction id (fct_changes.transaction_id)")
-    which.add_argument(
-        "--since", type=_timestamp, help="every transaction committed at or after this time"
-    )
-    which.add_argument(
-        "--from-position", help="every transaction committed at or after this commit position"
-    )
+    _add_sql_selection(sql)
     _add_stream_choice(sql)
+    sql.add_argument(
+        "--force",
+        action="store_true",
+        help="UNDO: write the script even when later committed changes touch the same rows "
+        "or tables (each affected statement then has a CONFLICT comment naming them); "
+        "without it such an UNDO is refused (exit 3) with the list of those changes",
+    )
     _add_warehouse(sql)
     sql.set_defaults(run=cmd_sql)
 

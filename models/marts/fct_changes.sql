@@ -46,6 +46,18 @@ changes as (
                 'map<string,string>'
             ) }},
             {{ optional_column(
+                ref('int_' ~ source ~ '_changes_standardized'), 'generated_by', 'string'
+            ) }},
+            {{ optional_column(
+                ref('int_' ~ source ~ '_changes_standardized'), 'incomplete_transaction', 'boolean'
+            ) }},
+            {{ optional_column(
+                ref('int_' ~ source ~ '_changes_standardized'), 'incomplete_dependency', 'boolean'
+            ) }},
+            {{ optional_column(
+                ref('int_' ~ source ~ '_changes_standardized'), 'has_compensation', 'boolean'
+            ) }},
+            {{ optional_column(
                 ref('int_' ~ source ~ '_changes_standardized'),
                 'before_unavailable',
                 'map<string,string>'

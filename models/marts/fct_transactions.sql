@@ -44,7 +44,11 @@ change_transactions as (
         min(authid) as authid,
         min(plan_name) as plan_name,
         min(correlation_id) as correlation_id,
-        min(connection_id) as connection_id
+        min(connection_id) as connection_id,
+        -- Log Master's word on the transaction's completeness (null: the source says nothing)
+        bool_or(incomplete_transaction) as incomplete_transaction,
+        bool_or(incomplete_dependency) as incomplete_dependency,
+        bool_or(has_compensation) as has_compensation
     from changes
     group by source_system, log_stream, transaction_id
 ),
@@ -149,7 +153,10 @@ transactions as (
         coalesce(changed.authid, listed.authid) as authid,
         changed.plan_name,
         changed.correlation_id,
-        changed.connection_id
+        changed.connection_id,
+        changed.incomplete_transaction,
+        changed.incomplete_dependency,
+        changed.has_compensation
     from change_transactions as changed
     full outer join listed_transactions as listed
         on

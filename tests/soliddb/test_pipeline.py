@@ -392,8 +392,11 @@ def test_soliddb_changes_have_the_contract_columns_and_types(spark, demo):
 # Columns a source's changes may leave out: fct_changes gives column_types null and derives
 # log_stream from the capture (Log Master carries it, having settled URs over the stream);
 # the partition-level truncate's columns (Log Master DM of one partition; 'table' otherwise)
-# and the reasons of values not in the log are optional columns of fct_changes too.
+# and the reasons of values not in the log are optional columns of fct_changes too, and so is
+# what made a change Db2 made itself (generated_by: Log Master SQLSRCTYPE) and Log Master's
+# word on a transaction's completeness (INCOMPLETETRANS, INCOMPLETEDEP, UORHASCOMP).
 OPTIONAL_CONTRACT_COLUMNS = {
     "column_types", "log_stream", "truncate_scope", "partition_number", "partition_key_columns",
     "partition_low_key", "partition_high_key", "before_unavailable", "after_unavailable",
+    "generated_by", "incomplete_transaction", "incomplete_dependency", "has_compensation",
 }  # fmt: skip

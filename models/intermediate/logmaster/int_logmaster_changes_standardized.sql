@@ -77,6 +77,14 @@ standardized as (
         operation,
         change_kind,
         change_type as source_change_type,
+        -- a change Db2 made itself (LLDF SQLSRCTYPE): the target's own constraints and
+        -- triggers make it again, so a REDO or UNDO leaves it out (fct_changes.generated_by)
+        case sqlsrctype
+            when 'R' then 'ri_constraint'
+            when 'T' then 'trigger'
+            when 'B' then 'ri_constraint_and_trigger'
+            when 'H' then 'temporal_history'
+        end as generated_by,
         if(is_partition_mass_delete, null, before_image) as before_image,
         if(is_partition_mass_delete, null, after_image) as after_image,
         key_columns,
@@ -123,6 +131,11 @@ standardized as (
         connectid as connection_id,
         connectiontype as connection_type,
         change_seq,
+        -- what Log Master says of the transaction's completeness (LLDF): a log record it
+        -- could not complete, a dependency on such a transaction, compensation records
+        incompletetrans = 'Y' as incomplete_transaction,
+        incompletedep = 'Y' as incomplete_dependency,
+        uorhascomp = 'Y' as has_compensation,
         -- values the log does not carry (udfs/unavailable.py), beside each image
         before_unavailable,
         after_unavailable
