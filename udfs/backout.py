@@ -243,6 +243,102 @@ def conflicts(spark: Any, selection: Selection, changes: str = CHANGES) -> list[
     ]
 
 
+LATEST_TRANSACTIONS = 20  # per log stream, on the report page
+
+
+def latest_transactions_sql(last: int = LATEST_TRANSACTIONS, changes: str = CHANGES) -> str:
+    """SQL: each log stream's `last` latest committed transactions with row changes, and the
+    later committed transactions their UNDO would undo over (the rules of `conflicts_sql`, at
+    the level of transactions: what `logmart sql undo --transaction T` would refuse). For the
+    report page: a DBA sees which recent transactions can still be backed out on their own."""
+    columns = (
+        "source_system, log_stream, change_id, table_schema, table_name, transaction_id, "
+        "commit_position, commit_ts, operation, change_kind, "
+        f"{row_identity('before_image')} as before_row, {row_identity('after_image')} as after_row"
+    )
+    rows = "*, explode(array_distinct(filter(array(before_row, after_row), x -> x is not null)))"
+    same_table = (
+        "s.source_system = l.source_system and s.log_stream = l.log_stream "
+        "and s.table_schema = l.table_schema and s.table_name = l.table_name"
+    )
+    later = (
+        "l.transaction_id <> s.transaction_id and (l.commit_position > s.commit_position "
+        "or (l.commit_position = s.commit_position and l.transaction_id > s.transaction_id))"
+    )
+    pair = (
+        "s.source_system, s.log_stream, s.transaction_id, l.transaction_id as later_transaction_id"
+    )
+    return f"""
+with committed as (
+    select {columns} from {changes}
+    where disposition = 'committed' and change_id not in ({GENERATED})
+),
+transactions as (
+    select
+        source_system, log_stream, transaction_id,
+        max(commit_position) as commit_position, max(commit_ts) as commit_ts,
+        count(*) as change_count,
+        array_sort(collect_set(concat(table_schema, '.', table_name))) as tables_touched
+    from committed
+    group by source_system, log_stream, transaction_id
+),
+latest as (
+    select * from (
+        select
+            *,
+            row_number() over (
+                partition by source_system, log_stream
+                order by commit_position desc, transaction_id desc
+            ) as recency
+        from transactions
+    )
+    where recency <= {int(last)}
+),
+selected as (
+    select committed.* from committed
+    left semi join latest
+        on committed.source_system = latest.source_system
+        and committed.log_stream = latest.log_stream
+        and committed.transaction_id = latest.transaction_id
+),
+later as (
+    select committed.* from committed
+    left semi join selected
+        on committed.source_system = selected.source_system
+        and committed.log_stream = selected.log_stream
+        and committed.table_schema = selected.table_schema
+        and committed.table_name = selected.table_name
+),
+selected_rows as (select {rows} as row_identity from selected),
+later_rows as (select {rows} as row_identity from later),
+pairs as (
+    select {pair} from selected_rows s join later_rows l
+        on {same_table} and s.row_identity = l.row_identity and {later}
+    union
+    select {pair} from selected s join later l
+        on {same_table} and {later} and (l.operation = 'truncate' or s.operation = 'truncate')
+),
+conflicting as (
+    select
+        source_system, log_stream, transaction_id,
+        array_sort(collect_set(later_transaction_id)) as later_transactions
+    from pairs
+    group by source_system, log_stream, transaction_id
+)
+select
+    latest.source_system, latest.log_stream, latest.transaction_id, latest.commit_position,
+    latest.commit_ts, latest.change_count, latest.tables_touched,
+    coalesce(conflicting.later_transactions, array()) as later_transactions
+from latest
+left join conflicting
+    on latest.source_system = conflicting.source_system
+    and latest.log_stream = conflicting.log_stream
+    and latest.transaction_id = conflicting.transaction_id
+order by latest.source_system, latest.log_stream, latest.commit_position desc,
+    latest.transaction_id desc
+"""
+
+
 def by_change(found: list[Conflict]) -> dict[str, list[str]]:
     """Change id -> its later changes, as script comments."""
     named: dict[str, list[str]] = defaultdict(list)

@@ -315,6 +315,29 @@ def ddl_rows(spark: Any) -> list[list[Any]]:
     ]
 
 
+def backout_rows(spark: Any) -> list[list[Any]]:
+    """Each log stream's latest committed transactions, and whether `logmart sql undo` would
+    back one out on its own (udfs/backout.py: later work on the same rows or tables)."""
+    from udfs.backout import latest_transactions_sql
+
+    listed = []
+    for r in spark.sql(latest_transactions_sql()).collect():
+        later = list(r.later_transactions)
+        named = ", ".join(later[:3]) + (f" and {len(later) - 3} more" if len(later) > 3 else "")
+        listed.append(
+            [
+                r.source_system,
+                r.log_stream,
+                r.transaction_id,
+                r.commit_ts,
+                r.change_count,
+                ", ".join(r.tables_touched or []),
+                f"refused: later work in {named}" if later else "no later work on its rows",
+            ]
+        )
+    return listed
+
+
 def build(spark: Any) -> str:
     """The report page."""
     summary = spark.sql(
@@ -397,6 +420,13 @@ def build(spark: Any) -> str:
             ddl_rows(spark),
             "No schema changes in the logs.",
         ),
+        backout_table=table(
+            "Backing out the latest transactions (UNDO of one transaction alone: "
+            "logmart sql undo --transaction T)",
+            ["source", "stream", "transaction", "committed", "changes", "tables", "undo"],
+            backout_rows(spark),
+            "No committed row changes.",
+        ),
         top_table=table(
             "Most changed rows (top 3 per table)",
             ["source", "stream", "table", "row key", "versions", "last change"],
@@ -439,6 +469,7 @@ rpt_top_changed_rows, rpt_ddl_timeline).</p>
 {figures}
 {open_table}
 {ddl_table}
+{backout_table}
 {top_table}
 <script>
 // Checks that each chart drew: its marks have a size once laid out (read by the tests).

@@ -6,10 +6,12 @@ import json
 import re
 import shutil
 import subprocess
+from collections import Counter
 
 import pytest
 
 from udfs import cli
+from udfs.backout import latest_transactions_sql
 
 pytestmark = pytest.mark.spark
 
@@ -130,6 +132,10 @@ def test_report_is_one_offline_page_whose_charts_draw(spark, demo, tmp_path, cap
     timeline = page.split("DDL timeline", 1)[1].split("</table>", 1)[0]
     listed = count(spark, "select least(count(*), 100) from marts.rpt_ddl_timeline")
     assert listed > 0 and timeline.count("<tr>") == listed + 1  # + the header row
+    backout = page.split("Backing out the latest transactions", 1)[1].split("</table>", 1)[0]
+    latest = count(spark, f"select count(*) from ({latest_transactions_sql()})")
+    assert latest > 0 and backout.count("<tr>") == latest + 1
+    assert "refused: later work in" in backout and "no later work on its rows" in backout
     browser = chromium()
     if browser is None:
         pytest.skip("no Chromium here (apt-get install chromium) to render the report")
@@ -140,3 +146,22 @@ def test_report_is_one_offline_page_whose_charts_draw(spark, demo, tmp_path, cap
     assert f'data-charts-drawn="{charts}"' in dom
     drawn = [int(n) for n in re.findall(r'<svg class="chart"[^>]*data-drawn="(\d+)"', dom)]
     assert len(drawn) == charts and all(n > 0 for n in drawn)
+
+
+def test_report_says_which_latest_transactions_undo_would_refuse(spark, demo):
+    """The report's backout table agrees with `logmart sql undo --transaction T`'s own check."""
+    from udfs.backout import LATEST_TRANSACTIONS, conflicts
+    from udfs.change_sql import Selection
+
+    listed = spark.sql(latest_transactions_sql()).collect()
+    per_stream = Counter((r.source_system, r.log_stream) for r in listed)
+    assert per_stream and max(per_stream.values()) <= LATEST_TRANSACTIONS
+    refused = [r for r in listed if r.later_transactions]
+    alone = [r for r in listed if not r.later_transactions]
+    assert refused and alone  # the demo's logs have both
+    for r in refused[:3] + alone[:2]:
+        selection = Selection(
+            transaction=r.transaction_id, source_system=r.source_system, log_stream=r.log_stream
+        )
+        found = {c.later_transaction_id for c in conflicts(spark, selection)}
+        assert found == set(r.later_transactions), r.transaction_id
