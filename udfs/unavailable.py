@@ -56,3 +56,13 @@ REASONS: tuple[str, ...] = (
 # Debezium's default ``unavailable.value.placeholder``: what its connectors write for a value
 # the log does not carry (Oracle LOBs, PostgreSQL TOASTed columns).
 DEBEZIUM_PLACEHOLDER = "__debezium_unavailable_value"
+
+# What ``logmart asof`` prints in the cell of a value the log does not carry:
+# ``<unavailable: REASON>`` (a SQL NULL prints as an empty cell / JSON null).
+AS_OF_PLACEHOLDER_PREFIX = "<unavailable: "
+AS_OF_PLACEHOLDER_SUFFIX = ">"
+
+
+def as_of_placeholder(reason: str) -> str:
+    """The text ``logmart asof`` prints for a value the log does not carry, for `reason`."""
+    return f"{AS_OF_PLACEHOLDER_PREFIX}{reason}{AS_OF_PLACEHOLDER_SUFFIX}"
