@@ -7,8 +7,11 @@ null): ... Logical log: x'FF'x'0000'") is a real NULL. DATA laid by hand (interp
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pyarrow as pa
+import pytest
 
 from udfs import unavailable as na
 from udfs.logmaster import images, rowimage
@@ -193,3 +196,37 @@ def test_the_data_source_leaves_xml_excluded_and_short_rows_to_the_udf():
         [layout_text(RowLayout(ADDED))],
     )
     assert images._with_reasons(decoded).tolist() == [True, False]
+
+
+@pytest.mark.spark
+def test_the_pipeline_names_the_lobs_the_generator_left_out_as_its_truth_does(spark, demo):
+    # DOCS.DOCUMENT_NOTE is generated with DTBI LOBSINCLUDED N: its truth names each present
+    # CLOB value not_logged_lob; fct_changes must say the same of the same change, and keep a
+    # NULL CLOB (x'FF') a real NULL (not named).
+    truth = [
+        json.loads(line)
+        for line in (demo.raw / "truth" / "db2zos" / "changes.jsonl").read_text().splitlines()
+    ]
+    expected = {
+        line["log_lrsn"] + line["log_rba"]: (line["before_unavailable"], line["after_unavailable"])
+        for line in truth
+        if line["table_name"] == "DOCUMENT_NOTE" and line["change_type"] in ("I", "UB", "D")
+    }
+    got = {
+        row.log_position: (row.before_unavailable, row.after_unavailable)
+        for row in spark.sql(
+            "select log_position, before_unavailable, after_unavailable from marts.fct_changes "
+            "where source_system = 'db2zos' and table_name = 'DOCUMENT_NOTE' "
+            "and operation in ('insert', 'update', 'delete')"
+        ).collect()
+    }
+    assert got and all(expected[position] == value for position, value in got.items())
+    committed = [
+        position
+        for position, line in ((line["log_lrsn"] + line["log_rba"], line) for line in truth)
+        if position in expected and line["disposition"] == "C" and line["uor_disposition"] == "C"
+    ]
+    assert committed and set(committed) <= set(got)
+    reasons = [side for pair in expected.values() for side in pair if side]
+    assert reasons, "the generator wrote no LOB value the log leaves out"
+    assert any(side == {} for pair in expected.values() for side in pair), "and no real NULL"
