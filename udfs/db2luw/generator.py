@@ -265,6 +265,15 @@ def unavailable_columns(table: Table, values: dict | None, version: int) -> dict
     return reasons
 
 
+def last_image_unavailable(table: Table, row: dict) -> dict:
+    """tables.json's reasons of a final row: those of the image that last wrote it, read with
+    its own table version. A row written before an ADD COLUMN has no entry for the new column
+    in that image (the row history shows none), so not ``added_after_row``: only a LOB not
+    inline is named."""
+    reasons = unavailable_columns(table, row["values"], row["version"]) or {}
+    return {name: why for name, why in reasons.items() if why != "added_after_row"}
+
+
 def truth_values(table: Table, values: dict, version: int) -> dict:
     """An image as the truth renders it: a value the log does not carry is null."""
     missing = unavailable_columns(table, values, version) or {}
@@ -1298,8 +1307,7 @@ class Truth:
             rows = [truth_values(table, row["values"], row["version"]) for row in ordered]
             tables[table.full_name] = {
                 "key": [table.key], "columns": [c.name for c in cols], "rows": rows,
-                "unavailable": [unavailable_columns(table, row["values"], row["version"])
-                                for row in ordered],
+                "unavailable": [last_image_unavailable(table, row) for row in ordered],
             }  # fmt: skip
         (self.folder / "tables.json").write_text(json.dumps(tables, indent=1, sort_keys=True))
         dropped = {}
