@@ -29,9 +29,10 @@ are silent, so a decoder can be checked against them:
 * DLDS: one 64-byte record per data file (RECFM 'VB ', DATEFORMAT ``date_format`` (default
   'DB2I'), EXPANDVAR 'N', SEGMENTED/DDLOBJECTS/LOBSINCLUDED 'Y', XMLINCLUDED 'N').
 * DTBI: the 705-byte form [1]; fields at the hex offsets [2]; SEQUENCENUMBER '001';
-  UNTRAN*FLAG 'N' with UNITABLE* lengths '000' and blank names; LOBSINCLUDED 'Y', XMLINCLUDED
-  'N'. A table whose owner is longer than 8 / name longer than 18 gets SHORTOWNER = first 8
-  characters, SHORTNAME = first 14 characters + '0001'; LLDF carries those short forms [9].
+  UNTRAN*FLAG 'N' with UNITABLE* lengths '000' and blank names; LOBSINCLUDED 'Y' (DOCS.
+  DOCUMENT_NOTE: 'N'), XMLINCLUDED 'N'. A table whose owner is longer than 8 / name longer
+  than 18 gets SHORTOWNER = first 8 characters, SHORTNAME = first 14 characters + '0001';
+  LLDF carries those short forms [9].
 * DLCI: 193 bytes. The spec's VERSION row reads "190 | B4": decimal 190 is right (README rule 2,
   corrected): COLUMNNAME CHAR(128) from 62 ends there and VERSION then ends at the total 193
   (x'C1'), so VERSION is written at 190 only, and one column name is 128 characters long
@@ -80,6 +81,9 @@ are silent, so a decoder can be checked against them:
   column keeps its width (zero bytes), a NULL varying column is x'FF' x'0000'. Varying
   VCHR/LVCH/ROWI: u16 length in bytes; VGRF/LVGR: u16 length in double-byte characters (as Db2
   for z/OS does). Inline LOBs (BLOB, CLOB; DTBI LOBSINCLUDED 'Y'): u16 length in **bytes**.
+  With LOBSINCLUDED 'N' (DOCS.DOCUMENT_NOTE) a present LOB is x'00' x'0000' (no data) and the
+  truth renders it null, naming it in ``before_unavailable`` / ``after_unavailable`` (changes)
+  and ``unavailable`` (tables.json, per row) as ``not_logged_lob``; a NULL LOB is x'FF' x'0000'.
   (DBCLOB is not generated: its length unit is an open question.) INT big-endian two's
   complement; DEC packed (sign C, some F, D negative); FLOT IBM hexadecimal floating point
   (exact encoder below); DATE/TIME/DTTM/DTTZ in the DLDS date format (LLCOLUMNLEN 10/8/26/32
@@ -436,6 +440,7 @@ class Table:
     # key prefix, inclusive), ascending, as Db2 for z/OS partitions by its limit keys.
     limit_keys: tuple[tuple, ...] = ()
     date_format: str = "DB2I"  # the extract's DLDS DATEFORMAT: how DATE/TIME/DTTM/DTTZ are written
+    lobs_included: bool = True  # DTBI LOBSINCLUDED: N leaves LOB values out of the row images
     rows: dict[tuple, dict[str, Any]] = field(default_factory=dict)
     next_key: int = 0
 
@@ -526,7 +531,32 @@ def _tables() -> list[Table]:
             C("LAST_REVIEW", "DTTZ", null=True), C("BADGE", "CHAR", 6, null=True, bits=True),
             C("FULL_NAME", "VCHR", 40), C("MANAGER_ID", "INT", 4, null=True),
         ), lambda n: (70_000 + n,), version=1),
+        _notes_table(),
     ]  # fmt: skip
+
+
+def _notes_table() -> Table:
+    """A table extracted with DTBI LOBSINCLUDED 'N' (issue 14 item 9): its CLOB's values are not
+    in the row images (:func:`excluded_lob`), and the truth says ``not_logged_lob``."""
+    return Table("DOCS", "DOCUMENT_NOTE", "DBDOCS", "TSNOTES", 0x0130, 0x0004, 0x0005, "E", (
+        C("NOTE_ID", "INT", 4, key=1), C("TOPIC", "VCHR", 40), C("AUTHOR", "CHAR", 8),
+        C("NOTE", "CLOB", 2000, null=True), C("EDITED", "DTTM", null=True),
+    ), lambda n: (1 + n,), lobs_included=False)  # fmt: skip
+
+
+def excluded_lob(table: Table, col: Col, value: Any) -> bool:
+    """A LOB value the row image does not hold: present (not NULL) in a table whose DTBI says
+    LOBSINCLUDED 'N'. The image writes its null byte x'00' and a u16 length 0, no data (the
+    null byte tells it from a NULL, x'FF' x'0000')."""
+    return col.lob and not table.lobs_included and value is not None
+
+
+def unavailable_columns(table: Table, row: dict[str, Any] | None) -> dict[str, str] | None:
+    """The truth's ``before_unavailable`` / ``after_unavailable`` of an image: the columns
+    whose values the log does not carry, with why (``udfs/unavailable.py``'s vocabulary)."""
+    if row is None:
+        return None
+    return {c.name: "not_logged_lob" for c in table.columns if excluded_lob(table, c, row[c.name])}
 
 
 # --- values: generated, encoded into row images, rendered for the truth ------------------------
@@ -709,7 +739,7 @@ def row_image(table: Table, row: dict[str, Any]) -> bytes:
         value = row[col.name]
         if col.nullable:
             parts.append(b"\xff" if value is None else b"\x00")
-        if value is None:
+        if value is None or excluded_lob(table, col, value):
             parts.append(b"\x00\x00" if col.varying else bytes(col.length))
         else:
             parts.append(encode_value(col, value, codec, table.date_format))
@@ -758,7 +788,12 @@ def render_row(table: Table, row: dict[str, Any] | None) -> dict[str, str | None
     if row is None:
         return None
     codec = table.text_codec()
-    return {c.name: render(c, row[c.name], codec, table.date_format) for c in table.columns}
+    return {
+        c.name: None
+        if excluded_lob(table, c, row[c.name])
+        else render(c, row[c.name], codec, table.date_format)
+        for c in table.columns
+    }
 
 
 # --- DATA fields ----------------------------------------------------------------------------------
@@ -931,11 +966,11 @@ class World:
         self.tables = {t.full_name: t for t in tables}
         self.by_role = {
             "customer": tables[0], "orders": tables[1], "stock": tables[2],
-            "i18n": tables[3], "docs": tables[4], "employee": tables[5],
+            "i18n": tables[3], "docs": tables[4], "employee": tables[5], "notes": tables[6],
         }  # fmt: skip
         self.log, self.rng = log, rng
         self.locks: dict[tuple[str, tuple], int] = {}
-        self.weights = [3, 3, 2, 2, 1, 2]
+        self.weights = [3, 3, 2, 2, 1, 2, 1]
 
     # --- beginning and ending
 
@@ -1228,6 +1263,8 @@ def change_truth(ur: Ur, change: Change) -> dict[str, Any]:
         "after": render_row(t, change.after), "text": change.text,
         "clone_owner": change.clone[0] if change.clone else None,
         "clone_name": change.clone[1] if change.clone else None,
+        "before_unavailable": unavailable_columns(t, change.before),
+        "after_unavailable": unavailable_columns(t, change.after),
     }  # fmt: skip
     if change.limits is not None:  # a partition-level DM: the key range it emptied
         codec = t.text_codec()
@@ -1254,6 +1291,7 @@ def table_truth(table: Table) -> dict[str, Any]:
         "short_name": table.short_name, "encoding": table.encoding, "columns": columns,
         "key": [c.name for c in table.key_columns],
         "rows": [render_row(table, table.rows[key]) for key in sorted(table.rows)],
+        "unavailable": [unavailable_columns(table, table.rows[key]) for key in sorted(table.rows)],
     }  # fmt: skip
 
 
@@ -1385,7 +1423,8 @@ def dtbi_record(table: Table) -> bytes:
         "TABLENAME": char(table.name, 128), "SHORTNAME": char(table.short_name, 18),
         "VERSION": num(table.version, 3), "UNTRANOWNERFLAG": char("N", 1),
         "UNITABLEOWNERLEN": num(0, 3), "UNTRANNAMEFLAG": char("N", 1),
-        "UNITABLENAMELEN": num(0, 3), "LOBSINCLUDED": char("Y", 1),
+        "UNITABLENAMELEN": num(0, 3),
+        "LOBSINCLUDED": char("Y" if table.lobs_included else "N", 1),
         "XMLINCLUDED": char("N", 1),
     }  # fmt: skip
     return build_record(DTBI, DTBI_SIZE, values)

@@ -26,8 +26,10 @@
 
 {#-
     The rows of one table as of a position or timestamp, as a query: one row per row of the
-    table then, with its values in `row_image` (column name -> value text) and the version it
-    comes from. For dbt analyses and `logmart dbt show --inline`:
+    table then, with its values in `row_image` (column name -> value text), the columns whose
+    values the log does not carry in `unavailable` (column name -> reason; their row_image
+    value is null but not known to be NULL) and the version it comes from. For dbt analyses
+    and `logmart dbt show --inline`:
         select * from ({{ table_as_of('SALES', 'CUSTOMER', '00DECFC4922F6A000000') }})
     Give source_system / log_stream when the same table name is in more than one log stream
     (a stream is one database's log, all its captures: README, Sources).
@@ -46,6 +48,7 @@
         row_key,
         occurrence,
         row_image,
+        unavailable,
         column_types,
         valid_from_position,
         valid_from_ts,
@@ -82,6 +85,7 @@
         row_key string,
         occurrence bigint,
         row_image map<string, string>,
+        unavailable map<string, string>,
         column_types map<string, string>,
         valid_from_position string,
         valid_from_ts timestamp,
@@ -98,6 +102,7 @@
             row_key,
             occurrence,
             row_image,
+            unavailable,
             column_types,
             valid_from_position,
             valid_from_ts,

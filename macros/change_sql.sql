@@ -25,7 +25,9 @@
 {#-
     The constant for one value as the marts render it (specs README "Value rendering") in a
     column of SQL type `data_type` (a `column_types` entry; null = unknown):
-      NULL; numbers as they are (NaN/Infinity, which have no numeric constant, as strings);
+      NULL; numbers as they are (NaN/Infinity, which have no numeric constant, and a DECIMAL or
+      DECFLOAT value with an exponent, which would read as a floating-point constant, as
+      strings);
       BOOLEAN as TRUE/FALSE; binary (FOR BIT DATA, BINARY, VARBINARY, BLOB, ROWID) as X'..';
       graphic shown as hex (`CCSID EBCDIC|ASCII`, see int_logmaster_table_layouts) as GX'..';
       DATE/TIME/TIMESTAMP 'text'; TIMESTAMP WITH TIME ZONE as a string constant (Db2 casts it
@@ -42,7 +44,11 @@
             '^(SMALLINT|INTEGER|INT|BIGINT|TINYINT|DECIMAL|DEC|NUMERIC|NUM|REAL|FLOAT|DOUBLE|DECFLOAT|BIT)([ (]|$)'
             then
                 if(
-                    {{ value }} rlike '^[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][-+]?[0-9]+)?$',
+                    {{ value }} rlike '^[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][-+]?[0-9]+)?$'
+                    and not (
+                        upper({{ data_type }}) rlike '^(DECIMAL|DEC|NUMERIC|NUM|DECFLOAT)([ (]|$)'
+                        and {{ value }} rlike '[eE]'
+                    ),
                     {{ value }},
                     {{ sql_string_constant(value) }}
                 )

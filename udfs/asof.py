@@ -2,6 +2,10 @@
 
 Reads the SQL table function ``marts.table_as_of`` that fct_row_history's post-hook defines
 from the dbt macro ``as_of_condition``, so the command, the macro and ``logmart query`` agree.
+
+A value the log does not carry (``fct_row_history.unavailable``) is not printed as NULL: its
+cell holds :func:`udfs.unavailable.as_of_placeholder` of its reason, e.g.
+``<unavailable: not_logged_lob>``.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from typing import Any
 
 from udfs.change_sql import sql_string
 from udfs.errors import LogmartError
+from udfs.unavailable import AS_OF_PLACEHOLDER_PREFIX, AS_OF_PLACEHOLDER_SUFFIX
 
 
 def as_of(
@@ -37,11 +42,21 @@ def as_of(
             f"where {where}) group by col_name order by pos, col_name"
         ).collect()
     ]
-    picks = ", ".join(f"row_image[{sql_string(column)}]" for column in columns)
+    picks = ", ".join(_value_or_placeholder(sql_string(column)) for column in columns)
     rows = spark.sql(
         f"select {picks or 'null'} from {call} where {where} order by row_key, occurrence"
     ).toLocalIterator()
     return columns, (list(row) for row in rows)
+
+
+def _value_or_placeholder(column: str) -> str:
+    """The Spark SQL of one column's cell: its value, or the placeholder of the reason when the
+    log does not carry it (never a null that reads as SQL NULL)."""
+    prefix, suffix = sql_string(AS_OF_PLACEHOLDER_PREFIX), sql_string(AS_OF_PLACEHOLDER_SUFFIX)
+    return (
+        f"if(map_contains_key(coalesce(unavailable, map()), {column}), "
+        f"concat({prefix}, unavailable[{column}], {suffix}), row_image[{column}])"
+    )
 
 
 def _logs(

@@ -12,6 +12,11 @@ that map is a real SQL NULL. The map is empty when every value is there, and nul
 image is null. Consumers that write values (UNDO/REDO SQL, the Debezium export) must leave an
 unavailable column out or write :data:`DEBEZIUM_PLACEHOLDER`, never NULL.
 
+Downstream: ``fct_row_history.unavailable`` carries the map of the image that opened each row
+version (never an earlier version's value: the log cannot show a change left a value alone),
+``table_as_of`` returns it, ``logmart asof`` prints :func:`as_of_placeholder`, and a truncate's
+UNDO leaves those columns out of its INSERTs with a comment.
+
 The reasons (a small vocabulary; ``fct_changes.yml`` tests it, ``docs/architecture.md`` lists
 it):
 
@@ -20,12 +25,14 @@ it):
   out-of-row descriptor).
 * ``not_logged_long``: a Db2 LUW LONG VARCHAR / LONG VARGRAPHIC value: a long field object,
   outside the row.
-* ``not_logged_xml``: a Db2 LUW XML value: stored in the XML storage object, not in the row.
+* ``not_logged_xml``: a Db2 LUW XML value: stored in the XML storage object, not in the row;
+  Log Master: a DLCI column of type XML with DTBI XMLINCLUDED N.
 * ``not_logged_out_of_row``: a Db2 LUW VARCHAR/VARBINARY/VARGRAPHIC value stored out of row
   (the 0x8000 bit of its offset: a 24-byte varying-length data descriptor in the row).
 * ``added_after_row``: the column was added (ALTER TABLE ADD COLUMN) after the row was written:
   the row image ends before it (Db2 LUW: beyond the fixed section or the VALUE COMPRESSION
-  column count; solidDB: fewer fields than columns). Its value is the column's default, which
+  column count; solidDB: fewer fields than columns; Log Master: a row image ending at a column
+  boundary before its table version's last columns). Its value is the column's default, which
   the row image does not hold.
 * ``default_not_logged``: a Db2 LUW COMPRESSED SYSTEM DEFAULT of a DATE/TIME/TIMESTAMP column:
   the insert's current date/time, which the log does not hold.
@@ -56,3 +63,13 @@ REASONS: tuple[str, ...] = (
 # Debezium's default ``unavailable.value.placeholder``: what its connectors write for a value
 # the log does not carry (Oracle LOBs, PostgreSQL TOASTed columns).
 DEBEZIUM_PLACEHOLDER = "__debezium_unavailable_value"
+
+# What ``logmart asof`` prints in the cell of a value the log does not carry:
+# ``<unavailable: REASON>`` (a SQL NULL prints as an empty cell / JSON null).
+AS_OF_PLACEHOLDER_PREFIX = "<unavailable: "
+AS_OF_PLACEHOLDER_SUFFIX = ">"
+
+
+def as_of_placeholder(reason: str) -> str:
+    """The text ``logmart asof`` prints for a value the log does not carry, for `reason`."""
+    return f"{AS_OF_PLACEHOLDER_PREFIX}{reason}{AS_OF_PLACEHOLDER_SUFFIX}"

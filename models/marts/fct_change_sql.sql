@@ -14,7 +14,9 @@
 -- which are those of the range (fct_row_history, macro in_partition_range).
 -- A value the log does not carry (fct_changes.before_unavailable / after_unavailable) is never
 -- written: an INSERT lists, an UPDATE sets and a WHERE compares only the columns whose values
--- are there, and statement_warnings names the columns left out and why.
+-- are there, and statement_warnings names the columns left out and why; a truncate's UNDO
+-- leaves out of each row's INSERT the columns fct_row_history.unavailable names, with a
+-- comment after it (`-- left out, not in the log: DOC (not_logged_lob)`).
 with
 
 changes as (
@@ -50,6 +52,8 @@ available as (
 ),
 
 truncated_rows as (
+    -- a truncate's UNDO: an INSERT of each row version it ended, without the columns whose
+    -- values the log does not carry (fct_row_history.unavailable), a comment naming them
     select
         valid_to_change_id as change_id,
         count(*) as truncated_row_count,
@@ -59,13 +63,31 @@ truncated_rows as (
                     'INSERT INTO ',
                     {{ sql_table_name('table_schema', 'table_name') }},
                     ' ',
-                    {{ sql_insert_values('row_image', 'column_types') }},
-                    ';'
+                    {{ sql_insert_values('available_image', 'column_types') }},
+                    ';',
+                    if(
+                        size(left_out_columns) = 0,
+                        '',
+                        ' -- left out, not in the log: ' || array_join(left_out_columns, ', ')
+                    )
                 )
             )
-        ) as truncated_row_statements
-    from {{ ref('fct_row_history') }}
-    where ended_by = 'truncate'
+        ) as truncated_row_statements,
+        array_sort(array_distinct(flatten(collect_list(left_out_columns))))
+            as truncated_left_out_columns
+    from (
+        select
+            *,
+            map_filter(
+                row_image, (k, v) -> not map_contains_key(coalesce(unavailable, map()), k)
+            ) as available_image,
+            transform(
+                array_sort(map_keys(coalesce(unavailable, map()))),
+                k -> concat(k, ' (', unavailable[k], ')')
+            ) as left_out_columns
+        from {{ ref('fct_row_history') }}
+        where ended_by = 'truncate'
+    )
     group by valid_to_change_id
 ),
 
@@ -109,7 +131,13 @@ with_truncated_rows as (
     select
         located.*,
         truncated_rows.truncated_row_count,
-        truncated_rows.truncated_row_statements
+        truncated_rows.truncated_row_statements,
+        array_distinct(
+            concat(
+                located.left_out_columns,
+                coalesce(truncated_rows.truncated_left_out_columns, array())
+            )
+        ) as statement_left_out_columns
     from located
     left join truncated_rows
         on located.change_id = truncated_rows.change_id
@@ -245,9 +273,9 @@ described as (
                     null
                 ),
                 if(
-                    size(left_out_columns) > 0,
+                    size(statement_left_out_columns) > 0,
                     'left out of the statements, their values are not in the log: '
-                    || array_join(left_out_columns, ', '),
+                    || array_join(statement_left_out_columns, ', '),
                     null
                 ),
                 if(

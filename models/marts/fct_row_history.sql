@@ -13,6 +13,12 @@
 -- A row the log deletes or
 -- updates before inserting it was there before the log began: it gets a version from the
 -- start (valid_from_position null) with the values its before image shows.
+-- What is not in the log is not NULL: `unavailable` names the columns of a version whose
+-- values the log does not carry (the image's fct_changes.*_unavailable: column -> reason);
+-- their row_image values are null but unknown. An earlier version's value is not carried
+-- forward: the log cannot show that a change left such a column alone (a LOB, LONG or XML
+-- value is changed in its own storage object, a row rewritten after an ADD COLUMN may take
+-- a value the log does not hold), so the version after it does not know the value either.
 with
 
 committed_changes as (
@@ -90,7 +96,8 @@ events as (
         *,
         -1 as copy_delta,
         0 as event_step,
-        before_image as row_image
+        before_image as row_image,
+        coalesce(before_unavailable, map()) as row_unavailable
     from epochs
     where operation in ('update', 'delete') and before_image is not null
     union all
@@ -98,7 +105,8 @@ events as (
         *,
         -1 as copy_delta,
         0 as event_step,
-        after_image as row_image
+        after_image as row_image,
+        coalesce(after_unavailable, map()) as row_unavailable
     from epochs
     where
         change_kind = 'update_after_only'
@@ -109,7 +117,8 @@ events as (
         *,
         1 as copy_delta,
         1 as event_step,
-        after_image as row_image
+        after_image as row_image,
+        coalesce(after_unavailable, map()) as row_unavailable
     from epochs
     where operation in ('insert', 'update') and after_image is not null
 ),
@@ -198,6 +207,7 @@ versions as (
         key_columns,
         occurrence,
         row_image,
+        row_unavailable as unavailable,
         column_types,
         change_id as valid_from_change_id,
         commit_position as valid_from_position,
@@ -224,6 +234,7 @@ versions as (
         key_columns,
         occurrence,
         row_image,
+        row_unavailable as unavailable,
         column_types,
         null as valid_from_change_id,
         null as valid_from_position,
@@ -299,6 +310,7 @@ closed as (
         versions.key_columns,
         versions.occurrence,
         versions.row_image,
+        versions.unavailable,
         versions.column_types,
         versions.valid_from_position,
         versions.valid_from_ts,

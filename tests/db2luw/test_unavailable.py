@@ -7,11 +7,14 @@ VALUE COMPRESSION", "Extracting inlined LOB data"), little-endian."""
 
 from __future__ import annotations
 
+import json
 import struct
+from collections import Counter
 
 import pytest
 
 from tests.db2luw import handmade as h
+from tests.db2luw.replay import dropped_name
 from udfs import unavailable as na
 from udfs.db2luw import functions
 from udfs.db2luw import rows as r
@@ -138,3 +141,52 @@ def test_the_row_function_returns_the_reasons_in_column_order():
     assert got["values"] == ["3", None, None]
     assert got["null_reasons"] == [None, "null", "not_in_row"]
     assert got["unavailable"] == [None, None, na.ADDED_AFTER_ROW]
+
+
+def _reasons(change: dict) -> tuple[str, str]:
+    return tuple(json.dumps(change[side], sort_keys=True)  # type: ignore[return-value]
+                 for side in ("before_unavailable", "after_unavailable"))  # fmt: skip
+
+
+def test_the_generator_writes_lobs_not_inline_and_rows_from_before_an_add_column(tmp_path):
+    from udfs.db2luw.generator import generate
+
+    generate(tmp_path, transactions=200, seed=1)
+    lines = [json.loads(line) for line in (tmp_path / "truth/db2luw/changes.jsonl").open()]
+    reasons = [
+        reason
+        for line in lines
+        for side in ("before_unavailable", "after_unavailable")
+        for reason in (line[side] or {}).values()
+    ]
+    assert na.NOT_LOGGED_LOB in reasons and na.ADDED_AFTER_ROW in reasons
+    for line in lines:  # a value the log does not carry is null in the truth's image
+        for side in ("before", "after"):
+            for column in line[f"{side}_unavailable"] or {}:
+                assert line[side][column] is None, (line["lsn"], column)
+
+
+@pytest.mark.spark
+def test_the_pipeline_names_what_the_generator_left_out_as_its_truth_does(spark, demo):
+    # LOBs longer than their INLINE_LENGTH (a LOB descriptor in the row: not_logged_lob) and
+    # rows written before ALTER TABLE ADD COLUMN (added_after_row): fct_changes says of each
+    # change what the generator's truth says, nothing more
+    root = demo.raw / "truth" / "db2luw"
+    lines = [json.loads(line) for line in (root / "changes.jsonl").open()]
+    dropped = json.loads((root / "dropped.json").read_text())
+    names = {name: f"None.{dropped_name(table)}" for name, table in dropped.items()}
+    want = Counter(
+        (names.get(c["table"], c["table"]), c["operation"], c["lsn"], *_reasons(c)) for c in lines
+    )
+    got = Counter(
+        (f"{c.table_schema}.{c.table_name}", c.operation, int(c.log_position.split(".")[0], 16),
+         *_reasons(c.asDict(recursive=True)))
+        for c in spark.sql(
+            "select table_schema, table_name, operation, log_position, before_unavailable, "
+            "after_unavailable from marts.fct_changes "
+            "where source_system = 'db2luw' and capture = 'capture01'"
+        ).collect()
+    )  # fmt: skip
+    assert got == want
+    assert any('"not_logged_lob"' in key[3] + key[4] for key in want)
+    assert any('"added_after_row"' in key[3] for key in want)

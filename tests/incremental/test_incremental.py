@@ -187,7 +187,13 @@ def test_sql_and_asof_work_over_the_whole_stream(scenario, system):
     its REDO script forward again."""
     import duckdb
 
-    from tests.marts.oracle import create_tables, replayable_tables, table_rows, truth_rows
+    from tests.marts.oracle import (
+        create_tables,
+        masked,
+        replayable_tables,
+        table_rows,
+        truth_rows,
+    )
     from tests.replay import truth_tables
 
     stage, found = Path(scenario["stage"]), scenario["streams"][system]
@@ -209,15 +215,29 @@ def test_sql_and_asof_work_over_the_whole_stream(scenario, system):
                 con.execute(change["redo_sql"])
         return con, types
 
+    # values the log does not carry (issue 14 item 9) are left out of REDO and UNDO: a column
+    # that holds one anywhere is not compared between two DuckDB states, and the truth's
+    # final rows mask the values it names on both sides
+    unknowable = _columns_with_values_not_in_the_log(stage, system)
+
     def state(con, types) -> dict:
-        return {name: table_rows(con, name, types[name]) for name in tables}
+        return {
+            name: table_rows(con, name, {c: t for c, t in types[name].items()
+                                         if c not in unknowable.get(name, set())})
+            for name in tables
+        }  # fmt: skip
 
     con, types = database(found["last_position"], inclusive=True)
     expected = truth_tables(stage, system)
     for name in tables:
-        want = truth_rows(expected[name], types[name])
-        assert table_rows(con, name, types[name]) == want, name
-        assert truth_rows(found["asof"].get(name, []), types[name]) == want, name
+        want = masked(truth_rows(expected[name], types[name]), truth[name], types[name])
+        got = masked(table_rows(con, name, types[name]), truth[name], types[name])
+        assert got == want, name
+        # `logmart asof` prints <unavailable: REASON> where the truth's value is not in the log
+        shown = _with_placeholders(expected[name], truth[name].get("unavailable"))
+        assert truth_rows(found["asof"].get(name, []), types[name]) == truth_rows(
+            shown, types[name]
+        ), name
 
     split = scenario["generated"][system]["split"]["open_transactions"]
     committed = {t for t, truth in split.items()
@@ -250,6 +270,31 @@ def test_sql_and_asof_work_over_the_whole_stream(scenario, system):
         assert state(after, types) == state(database(position, inclusive=True)[0], types)
         replayed += 1
     assert replayed, "no split transaction replayed"
+
+
+def _columns_with_values_not_in_the_log(stage: Path, system: str) -> dict[str, set[str]]:
+    """Per 'SCHEMA.TABLE': the columns the generator's truth names in any change's
+    before_unavailable / after_unavailable."""
+    found: dict[str, set[str]] = {}
+    for line in (stage / "truth" / system / "changes.jsonl").read_text().splitlines():
+        change = json.loads(line)
+        name = change.get("table") or f"{change.get('table_owner')}.{change.get('table_name')}"
+        for side in ("before_unavailable", "after_unavailable"):
+            found.setdefault(name, set()).update(change.get(side) or {})
+    return found
+
+
+def _with_placeholders(rows: list[dict], unavailable: list[dict] | None) -> list[dict]:
+    """The truth's final rows as `logmart asof` prints them: a value the log does not carry
+    is its placeholder (udfs.unavailable.as_of_placeholder)."""
+    from udfs.unavailable import as_of_placeholder
+
+    if not unavailable:
+        return rows
+    return [
+        {k: as_of_placeholder(why[k]) if k in (why or {}) else v for k, v in row.items()}
+        for row, why in zip(rows, unavailable, strict=True)
+    ]
 
 
 def _debezium_records(files: dict[str, list[str]]) -> dict[str, list[dict]]:

@@ -158,6 +158,12 @@ def read_image(image: bytes, table: dict) -> tuple[dict, list[int]]:
             length = col["len"]
         raw, pos = image[pos : pos + length], pos + length
         assert not null or not any(raw)
+        if col["type"] in ("BLOB", "CLOB") and table["lobs"] == "N" and not null:
+            # 000_… LOBSINCLUDED "N - LOBs excluded from output files": null byte x'00', no data
+            assert raw == b""
+            values[col["name"]] = None
+            table.setdefault("excluded", []).append(col["name"])
+            continue
         values[col["name"]] = None if null else render(col, raw, codec)
     assert pos == len(image)
     return values, starts
@@ -201,7 +207,9 @@ def read_data(data: bytes, change_type: str, table: dict) -> dict:
         names = {"UB": ["before", "after"], "D": ["before"]}.get(change_type, ["after"])
         assert len(images) == len(names)
         for name, image in zip(names, images, strict=True):
-            out[name], starts = read_image(image, table)
+            seen = {**table, "excluded": []}
+            out[name], starts = read_image(image, seen)
+            out[f"{name}_unavailable"] = dict.fromkeys(seen["excluded"], "not_logged_lob")
             out.setdefault("starts", []).append(starts)
     return out
 
@@ -321,13 +329,15 @@ def test_control_file(extract):
     control = read_control(control_file(folder))
     kinds = control["kinds"]
     assert kinds[0] == "XTYP" and kinds[-1] == "DLGE" and control["skipped"] == ["DICL"]
-    assert kinds.index("DLDS") > kinds.index("XHDF") and kinds.count("DTBI") == 6
-    assert len(control["tables"]) == 6
+    assert kinds.index("DLDS") > kinds.index("XHDF") and kinds.count("DTBI") == 7
+    assert len(control["tables"]) == 7
     for table in control["tables"].values():
         assert table["ncols"] == len(table["columns"])
         assert [c["num"] for c in table["columns"]] == list(range(1, table["ncols"] + 1))
         assert any(c["keyseq"] for c in table["columns"])
-        assert table["lobs"] == "Y" and table["xml"] == "N"
+        # LOBs excluded from one table's output (issue 14 item 9), included everywhere else
+        assert table["lobs"] == ("N" if table["name"] == "DOCUMENT_NOTE" else "Y")
+        assert table["xml"] == "N"
     columns = [c for t in control["tables"].values() for c in t["columns"]]
     assert all(c["size"] == 193 and c["version"].isdigit() for c in columns)
     assert max(len(c["name"]) for c in columns) == 128  # a whole COLUMNNAME CHAR(128)
@@ -370,6 +380,8 @@ def test_every_record_is_framed_and_every_change_reads_back(extract):
                     "uorid", "uoridlrsn", "commit_lrsn", "commit_rba", "timestamp",
                     "commit_timestamp", "before", "after", "text", "authid"):  # fmt: skip
             assert got[key] == line[key], (key, line["log_lrsn"])
+        for key in ("before_unavailable", "after_unavailable"):  # LOBs the log does not carry
+            assert got.get(key) == line[key], (key, line["log_lrsn"])
         assert (got["table"]["owner"], got["table"]["name"]) == (
             line["table_owner"],
             line["table_name"],

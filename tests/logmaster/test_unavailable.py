@@ -7,8 +7,11 @@ null): ... Logical log: x'FF'x'0000'") is a real NULL. DATA laid by hand (interp
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pyarrow as pa
+import pytest
 
 from udfs import unavailable as na
 from udfs.logmaster import images, rowimage
@@ -95,3 +98,134 @@ def test_the_data_source_leaves_tables_with_excluded_lobs_to_the_udf():
     assert images._layout_text(included, columns, "ccsid:37", settings) is not None
     no_lob = [_dlci(1, "INT")]
     assert images._layout_text(excluded, no_lob, "ccsid:37", settings) is not None
+
+
+# A table whose third column was added after some of its rows were written: a row image of
+# those rows ends after the second column (003_…: nullable = null byte first, VCHR = u16
+# length then data, DEC = LLCOLUMNLEN packed bytes).
+ADDED = (
+    Column(1, "INT", 4, 0, "N", ""),
+    Column(2, "VCHR", 10, 0, "Y", ""),
+    Column(3, "DEC", 3, 2, "Y", ""),
+)
+
+
+def _data(*images: bytes) -> bytes:
+    body = b"".join(len(image).to_bytes(2, "big") + image for image in images)
+    return (len(body) + 2).to_bytes(2, "big") + body
+
+
+def test_a_row_image_ending_before_added_columns_gives_added_after_row():
+    short = bytes.fromhex("00000007" "00" "0002" "c1c2")  # ID 7, 'AB'; no third column  # fmt: skip
+    full = bytes.fromhex("00000007" "00" "0002" "c1c2" "00" "01234c")  # ..., 12.34  # fmt: skip
+    shortest = bytes.fromhex("00000008")  # ID 8 only: both later columns added after it
+    got = decode_data([_data(short, full), _data(shortest)], ["UB", "I"], RowLayout(ADDED))
+    assert got.errors == [None, None]
+    assert got.before == [["7", "AB", None], None]
+    assert got.before_unavailable == [[None, None, na.ADDED_AFTER_ROW], None]
+    assert got.after == [["7", "AB", "12.34"], ["8", None, None]]
+    assert got.after_unavailable == [
+        [None, None, None],
+        [None, na.ADDED_AFTER_ROW, na.ADDED_AFTER_ROW],
+    ]
+
+
+def test_a_logged_null_in_an_added_column_is_a_real_null():
+    image = bytes.fromhex("00000009" "ff" "0000" "ff" "000000")  # VCHR NULL, DEC NULL  # fmt: skip
+    got = decode_data([_data(image)], ["I"], RowLayout(ADDED))
+    assert got.errors == [None]
+    assert got.after == [["9", None, None]]
+    assert got.after_unavailable == [[None, None, None]]
+
+
+def test_a_row_image_ending_inside_a_column_is_still_an_error():
+    inside = bytes.fromhex("00000007" "00" "0005" "c1c2")  # VCHR: 5 bytes, 2 follow  # fmt: skip
+    no_first = b""  # not even the first column: not a row written before an ADD COLUMN
+    got = decode_data([_data(inside), _data(no_first)], ["I", "I"], RowLayout(ADDED))
+    assert "row image ends inside column 2 (VCHR)" in got.errors[0]
+    assert "row image ends inside column 1 (INT)" in got.errors[1]
+
+
+XML_COLUMNS = (Column(1, "INT", 4, 0, "N", ""), Column(2, "XML", 0, 0, "L", ""))
+# ID 1 with an XML document '<a/>' (EBCDIC 4c 81 61 6e); ID 2 with the XML column NULL
+XML_DOCUMENT = bytes.fromhex("00000001" "00" "0004" "4c81616e")  # fmt: skip
+XML_NULL = bytes.fromhex("00000002" "ff" "0000")  # fmt: skip
+XML_IMAGES = [_data(XML_DOCUMENT), _data(XML_NULL)]
+
+
+def test_xml_excluded_is_not_logged_xml_and_a_null_byte_ff_is_a_real_null():
+    got = decode_data(XML_IMAGES, ["I", "I"], RowLayout(XML_COLUMNS, xml_included=False))
+    assert got.errors == [None, None]
+    assert got.after == [["1", None], ["2", None]]
+    assert got.after_unavailable == [[None, na.NOT_LOGGED_XML], [None, None]]
+    assert got.warnings[0] == ["column 2: XML not included in the logical log"]
+
+
+def test_xml_included_is_the_serialized_document():
+    got = decode_data(XML_IMAGES, ["I", "I"], RowLayout(XML_COLUMNS))
+    assert got.after == [["1", "<a/>"], ["2", None]]
+    assert got.after_unavailable == [[None, None], [None, None]]
+
+
+def test_the_layout_text_says_xml_excluded_with_a_second_n():
+    excluded = layout_text(RowLayout(XML_COLUMNS, xml_included=False))
+    assert excluded.split("|")[4] == "YN"
+    assert rowimage.parse_layout(excluded).xml_included is False
+    assert rowimage.parse_layout(excluded).lobs_included is True
+    included = layout_text(RowLayout(XML_COLUMNS))
+    assert included.split("|")[4] == "Y"
+    assert rowimage.parse_layout(included).xml_included is True
+    dtbi = {"encodingscheme": "E", "lobsincluded": "Y", "xmlincluded": "N"}
+    assert rowimage.layout_from_control(dtbi, []).xml_included is False
+
+
+def test_the_data_source_leaves_xml_excluded_and_short_rows_to_the_udf():
+    settings = {**images.DEFAULT_SETTINGS, "mixed": ""}
+    dtbi = {"encodingscheme": "E", "sequencenumber": 1, "lobsincluded": "Y", "xmlincluded": "N"}
+    assert (
+        images._layout_text(dtbi, [_dlci(1, "INT"), _dlci(2, "XML")], "ccsid:37", settings) is None
+    )
+    text, _ = images._layout_text(dtbi, [_dlci(1, "INT")], "ccsid:37", settings)
+    assert text.split("|")[4] == "YN"
+    decoded = rowimage.decode_groups(
+        pa.array(
+            [_data(bytes.fromhex("00000008")), _data(bytes.fromhex("00000008ff0000ff000000"))]
+        ),
+        pa.array(["I", "I"]),
+        np.zeros(2, np.int64),
+        [layout_text(RowLayout(ADDED))],
+    )
+    assert images._with_reasons(decoded).tolist() == [True, False]
+
+
+@pytest.mark.spark
+def test_the_pipeline_names_the_lobs_the_generator_left_out_as_its_truth_does(spark, demo):
+    # DOCS.DOCUMENT_NOTE is generated with DTBI LOBSINCLUDED N: its truth names each present
+    # CLOB value not_logged_lob; fct_changes must say the same of the same change, and keep a
+    # NULL CLOB (x'FF') a real NULL (not named).
+    truth = [
+        json.loads(line)
+        for line in (demo.raw / "truth" / "db2zos" / "changes.jsonl").read_text().splitlines()
+    ]
+    expected = {
+        line["log_lrsn"] + line["log_rba"]: (line["before_unavailable"], line["after_unavailable"])
+        for line in truth
+        if line["table_name"] == "DOCUMENT_NOTE" and line["change_type"] in ("I", "UB", "D")
+    }
+    got = {
+        row.log_position: (row.before_unavailable, row.after_unavailable)
+        for row in spark.sql(
+            "select log_position, before_unavailable, after_unavailable from marts.fct_changes "
+            "where source_system = 'db2zos' and table_name = 'DOCUMENT_NOTE' "
+            "and operation in ('insert', 'update', 'delete')"
+        ).collect()
+    }
+    assert got and all(expected[position] == value for position, value in got.items())
+    committed = [
+        position
+        for position, line in ((line["log_lrsn"] + line["log_rba"], line) for line in truth)
+        if position in expected and line["disposition"] == "C" and line["uor_disposition"] == "C"
+    ]
+    assert committed and set(committed) <= set(got)
+    reasons = [side for pair in expected.values() for side in pair if side]
+    assert reasons, "the generator wrote no LOB value the log leaves out"

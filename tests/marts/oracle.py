@@ -182,3 +182,37 @@ def table_rows(con: Any, name: str, types: dict[str, str]) -> Counter:
 
 def truth_rows(rows: list[dict], types: dict[str, str]) -> Counter:
     return Counter(tuple(normalise(row.get(c), t) for c, t in types.items()) for row in rows)
+
+
+# A value the log does not carry (the truth's `unavailable`, issue 14 item 9): REDO leaves its
+# column out, so the replayed table holds whatever the column had (NULL, or an earlier value);
+# neither side knows it, and the comparison masks it on both.
+UNKNOWN = "<not in the log>"
+
+
+def unknown_values(table: dict, types: dict[str, str]) -> dict[tuple, set[str]]:
+    """Per row key (normalised key values, the truth's `key` order): the columns of the truth's
+    final row whose values the log does not carry; empty when the truth names none."""
+    key = table.get("key") or []
+    unknown: dict[tuple, set[str]] = {}
+    for row, why in zip(table["rows"], table.get("unavailable") or [], strict=False):
+        if why and key:
+            unknown[tuple(normalise(row.get(k), types[k]) for k in key)] = set(why)
+    return unknown
+
+
+def masked(rows: Counter, table: dict, types: dict[str, str]) -> Counter:
+    """``rows`` (table_rows / truth_rows) with the values :func:`unknown_values` names
+    replaced by :data:`UNKNOWN`."""
+    unknown = unknown_values(table, types)
+    if not unknown:
+        return rows
+    columns = list(types)
+    at = [columns.index(k) for k in table["key"]]
+    out: Counter = Counter()
+    for values, count in rows.items():
+        hidden = unknown.get(tuple(values[i] for i in at), set())
+        out[tuple(UNKNOWN if c in hidden else v for c, v in zip(columns, values, strict=True))] += (
+            count
+        )
+    return out

@@ -18,6 +18,7 @@ import pytest
 from tests.marts.oracle import (
     create_tables,
     generator_capture,
+    masked,
     replayable_tables,
     source_column_types,
     table_rows,
@@ -61,7 +62,10 @@ def test_redo_in_commit_order_rebuilds_the_tables_and_undo_empties_them(spark, d
         con.execute(change.statement)
     expected = truth_tables(demo.raw, source_system)
     for name in tables:
-        assert table_rows(con, name, types[name]) == truth_rows(expected[name], types[name]), name
+        # a value the log does not carry is left out by REDO: unknown on both sides
+        got = masked(table_rows(con, name, types[name]), truth[name], types[name])
+        want = masked(truth_rows(expected[name], types[name]), truth[name], types[name])
+        assert got == want, name
     for change in statements(spark, source_system, capture, tables, "undo"):
         if change.statement is None:
             # a truncate (a partition-level DM) at which the log shows no row in what it

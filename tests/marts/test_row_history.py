@@ -13,6 +13,7 @@ import pytest
 from tests.marts.oracle import generator_capture, replayable_tables
 from tests.replay import as_multiset, columns_of, replay, truth_tables
 from udfs import cli
+from udfs.unavailable import as_of_placeholder
 
 pytestmark = pytest.mark.spark
 
@@ -162,6 +163,39 @@ def test_asof_command_prints_the_rows(spark, demo, capsys):
         > 1
     ):
         assert code == 2 and "more than one log stream; choose one with --source" in err
+
+
+def test_values_not_in_the_log_are_unknown_as_of_a_point_not_null(spark, demo, capsys):
+    # DOCS.DOCUMENT_NOTE is extracted with LOBSINCLUDED N: as of the last position each row's
+    # `unavailable` is what the generator's truth says, and `logmart asof` prints the
+    # placeholder where the value is not in the log (a real NULL stays null)
+    name = "DOCS.DOCUMENT_NOTE"
+    truth = json.loads((demo.raw / "truth" / "db2zos" / "tables.json").read_text())[name]
+    assert any(truth["unavailable"]), "the generator left no LOB value out of the log"
+    capture = generator_capture(demo.raw, "db2zos")
+    last = committed_positions(spark, "db2zos", capture)[-1]
+    got = spark.sql(
+        "select row_image, unavailable from marts.table_as_of('DOCS', 'DOCUMENT_NOTE', "
+        f"'{last}') where source_system = 'db2zos' and capture = '{capture}'"
+    ).collect()
+    pairs = [{"row": dict(r.row_image), "why": dict(r.unavailable)} for r in got]
+    expected = [
+        {"row": row, "why": why}
+        for row, why in zip(truth["rows"], truth["unavailable"], strict=True)
+    ]
+    assert as_multiset(pairs) == as_multiset(expected)
+    code = cli.main(
+        ["asof", "--table", name, "--source", "db2zos", "--position", last,
+         "--format", "json", "--warehouse", str(demo.warehouse)]
+    )  # fmt: skip
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    printed = [json.loads(line) for line in out.splitlines()]
+    shown = [
+        {k: as_of_placeholder(why[k]) if k in why else v for k, v in row.items()}
+        for row, why in zip(truth["rows"], truth["unavailable"], strict=True)
+    ]
+    assert as_multiset(printed) == as_multiset(shown)
 
 
 def truth_columns(demo, source_system: str, name: str) -> list[dict]:

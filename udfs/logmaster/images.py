@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from udfs import values
 from udfs.logmaster import control, rowimage
@@ -130,12 +131,15 @@ def _layout_text(
         columns.append(",".join(str(p) for p in parts))
         names.append(d["columnname"][: d.get("columnnamelen") or 128])
     lobs = dtbi.get("lobsincluded") or "Y"
-    if lobs == "N" and any(
-        str(d.get("llcolumntype") or "").strip() in rowimage.LOB_TYPES for d in dlci
-    ):
+    types = {str(d.get("llcolumntype") or "").strip() for d in dlci}
+    if lobs == "N" and types & rowimage.LOB_TYPES:
         # LOB values not in the log: only the UDF says which (before_unavailable /
         # after_unavailable), so such tables' changes go to it; this costs time only.
         return None
+    if dtbi.get("xmlincluded") == "N":
+        if "XML" in types:
+            return None  # XML values not in the log: the UDF says which, as for LOBs
+        lobs += "N"  # the layout text int_logmaster_table_layouts writes
     head = [dtbi["encodingscheme"], ebcdic, settings["ascii_codepage"], settings["float_format"]]
     extra = [settings["mixed"]] if settings.get("mixed") else []
     if settings.get("dateformat"):
@@ -184,6 +188,14 @@ def decode_images(
         codes,
         [texts[d] for d in digests],
     )
+    reasons = _with_reasons(decoded)
+    if reasons.any():
+        # values not in the log (a short row image: columns added after the row was
+        # written): only the UDF reports why, so these rows are left to it
+        keep = np.flatnonzero(~reasons)
+        chosen, codes = chosen[keep], codes[keep]
+        decoded = decoded.take(pa.array(keep))
+        every_row = False
     if every_row:
         names = pa.array(digests, pa.string()).take(pa.array(codes))
         return (
@@ -210,6 +222,22 @@ def decode_images(
         decoded.field("warnings").take(back),
         decoded.field("error").take(back),
     ]
+
+
+def _with_reasons(decoded: pa.StructArray) -> np.ndarray:
+    """Per row: whether either image names a value the log does not carry."""
+    found = np.zeros(len(decoded), bool)
+    for side in ("before_unavailable", "after_unavailable"):
+        lists = decoded.field(side)
+        if lists.null_count == len(lists):
+            continue
+        flat = lists.flatten()
+        if flat.null_count == len(flat):
+            continue
+        parents = pc.list_parent_indices(lists).to_numpy()
+        has = ~flat.is_null().to_numpy(zero_copy_only=False)
+        found[np.unique(parents[has])] = True
+    return found
 
 
 def _versions_of(batch: pa.RecordBatch, versions: dict[tuple[int, int], list[TableVersion]]):

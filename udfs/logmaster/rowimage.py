@@ -25,12 +25,20 @@ What the log does not carry is not NULL (``udfs.unavailable``): with DTBI LOBSIN
 BLOB/CLOB/DBCL column whose null byte says a value is present (x'00', or no null byte) has no
 value in the logical log; its value is null and ``before_unavailable`` / ``after_unavailable``
 (column order, like the values) say ``not_logged_lob``. Its null byte x'FF' is a real NULL,
-logged as such; with LOBs included a u16 length 0 is an empty LOB, not a NULL. Two cases the
-specs leave open are not reported: an XML column is not in DLCI at all when XMLINCLUDED is N
-(``001_…``: one DLCI "for every column actually created in a logical log data change record"),
-so it is not in the image either; and a row image shorter than its table version's columns (a
-row written before ALTER TABLE ADD COLUMN) is not described by ``003_…``: it stays an error
-("row image ends inside ..."), quarantined, rather than read as added columns.
+logged as such; with LOBs included a u16 length 0 is an empty LOB, not a NULL.
+
+XML columns (logmart's reading: ``001_…`` lists no XML LLCOLUMNTYPE, and with XMLINCLUDED N
+an XML column need not be in DLCI at all, "one instance ... for every column actually
+created"): a DLCI column of LLCOLUMNTYPE ``XML`` is read like an inline LOB (null byte, u16
+length, the serialized document as text). With DTBI XMLINCLUDED N its present value is not in
+the log: null, ``not_logged_xml``. An XML column left out of DLCI is not in the image, so
+nothing presents it as NULL.
+
+A row image that ends at a column boundary before its table version's last columns is a row
+written before ALTER TABLE ADD COLUMN (``003_…`` does not describe it; Db2 for z/OS does not
+rewrite rows when a column is added): the missing columns are null, ``added_after_row`` (their
+value is the column's default, which the log does not hold). At least the first column must be
+there; an image ending inside a column stays an error ("row image ends inside ...").
 
 The decoder is vectorised across the rows of a batch that share a layout: it walks the
 columns once, keeping a numpy vector of positions (one per row), so the Python cost is per
@@ -49,9 +57,9 @@ import pyarrow.compute as pc
 from udfs import batch_values as bv
 from udfs import unavailable, values
 
-VARYING_TYPES = frozenset({"VCHR", "VGRF", "LVCH", "LVGR", "ROWI", "BLOB", "CLOB", "DBCL"})
+VARYING_TYPES = frozenset({"VCHR", "VGRF", "LVCH", "LVGR", "ROWI", "BLOB", "CLOB", "DBCL", "XML"})
 DOUBLE_BYTE_TYPES = frozenset({"GRPH", "VGRF", "LVGR", "DBCL"})
-TEXT_TYPES = frozenset({"CHAR", "VCHR", "LVCH", "CLOB"})
+TEXT_TYPES = frozenset({"CHAR", "VCHR", "LVCH", "CLOB", "XML"})
 LOB_TYPES = frozenset({"BLOB", "CLOB", "DBCL"})
 # Change types whose DATA holds row images, and which image is which.
 IMAGES_BY_CHANGE_TYPE = {
@@ -98,6 +106,7 @@ class RowLayout:
     ascii_codec: str = values.DEFAULT_ASCII
     float_format: str = "hfp"  # or "ieee"
     lobs_included: bool = True
+    xml_included: bool = True  # DTBI XMLINCLUDED (absent, a 704-byte DTBI: taken as Y)
     mixed_codec: str | None = None  # XTYP EBCDIC mixed CCSID's codec (values.ebcdic_mixed_codec)
     date_format: str = values.DEFAULT_DATE_FORMAT  # DLDS DATEFORMAT (values.date_format)
 
@@ -124,8 +133,10 @@ class RowLayout:
 
 # The layout text int_logmaster_table_layouts builds, one per table version, passed with every
 # row to the UDF (so it is compact, not JSON: about 15 bytes a column):
-#   <encoding>|<EBCDIC code page, or ccsid:<n>>|<ASCII code page>|<hfp or ieee>|<lobs Y/N>|<columns>
+#   <encoding>|<EBCDIC code page, or ccsid:<n>>|<ASCII code page>|<hfp or ieee>|<lobs>|<columns>
 #   [|<EBCDIC mixed code page, or ccsid:<n> (XTYP EBCDICMIXEDCCSID)>[|<DLDS DATEFORMAT>]]
+# lobs: DTBI LOBSINCLUDED (Y/N), followed by a second N when XMLINCLUDED is N (only then, so
+# the texts of tables whose XML is included, or unknown, stay as they were).
 # columns: ';'-separated "num,type,len,scale,nulls,subtype,pos[,keyseq]" (subtype and pos may
 # be empty; keyseq, DLCI KEYSEQ, is written only for key columns, so keyless texts stay as they
 # were). The key columns in KEYSEQ order read a partition-level DM's limit keys.
@@ -163,7 +174,8 @@ def parse_layout(text: str) -> RowLayout:
         ebcdic_codec=values.check_codec(ebcdic),
         ascii_codec=values.check_codec(ascii_codec or values.DEFAULT_ASCII),
         float_format=(float_format or "hfp").lower(),
-        lobs_included=lobs != "N",
+        lobs_included=lobs[:1] != "N",
+        xml_included=lobs[1:2] != "N",
         mixed_codec=mixed,
         date_format=date_format,
     )
@@ -219,6 +231,7 @@ def layout_from_control(
         encoding=dtbi.get("encodingscheme") or "E",
         ebcdic_codec=values.ebcdic_codec(ebcdic_ccsid),
         lobs_included=(dtbi.get("lobsincluded") or "Y") != "N",
+        xml_included=(dtbi.get("xmlincluded") or "Y") != "N",
         date_format=values.date_format(dateformat),
     )
 
@@ -233,7 +246,7 @@ def layout_text(layout: RowLayout) -> str:
         + (f",{c.keyseq}" if c.keyseq > 0 else "")
         for c in layout.columns
     )
-    lobs = "Y" if layout.lobs_included else "N"
+    lobs = ("Y" if layout.lobs_included else "N") + ("" if layout.xml_included else "N")
     settings = [layout.encoding, layout.ebcdic_codec, layout.ascii_codec, layout.float_format]
     optional = [layout.mixed_codec or ""]
     if layout.date_format != values.DEFAULT_DATE_FORMAT:
@@ -363,11 +376,13 @@ def _column(
     starts, widths = cursor.take(width, what)
     chosen = np.flatnonzero(present & cursor.live())
     available = pa.nulls(rows, pa.string())
-    if col.type in LOB_TYPES and not layout.lobs_included:
+    excluded = _excluded_reason(col, layout)
+    if excluded is not None:
+        kind = "LOB" if excluded == unavailable.NOT_LOGGED_LOB else "XML"
         for row in chosen:
-            _warn(warnings, row, f"column {col.num}: LOB not included in the logical log")
+            _warn(warnings, row, f"column {col.num}: {kind} not included in the logical log")
         reasons = np.full(rows, None, object)
-        reasons[chosen] = unavailable.NOT_LOGGED_LOB
+        reasons[chosen] = excluded
         return pa.nulls(rows, pa.string()), pa.array(reasons, pa.string())
     if not len(chosen):
         return pa.nulls(rows, pa.string()), available
@@ -380,6 +395,38 @@ def _column(
         for row in chosen:
             _warn(warnings, row, f"column {col.num}: DBCS graphic data shown as hex")
     return _scatter(rendered, chosen, rows), available
+
+
+def _excluded_reason(col: Column, layout: RowLayout) -> str | None:
+    """Why a present value of this column is not in the log (DTBI LOBSINCLUDED /
+    XMLINCLUDED N), or None when it is."""
+    if col.type in LOB_TYPES and not layout.lobs_included:
+        return unavailable.NOT_LOGGED_LOB
+    if col.type == "XML" and not layout.xml_included:
+        return unavailable.NOT_LOGGED_XML
+    return None
+
+
+def _columns_of_image(
+    cursor: _Cursor, layout: RowLayout, image_starts, warnings: dict, base: int
+) -> list[tuple[pa.Array, pa.Array]]:
+    """Every column of one row image per row (values, reasons). A row whose image ended at a
+    column boundary (after its first column) was written before the later columns were
+    added: they are null, ``added_after_row``, and are not read."""
+    read = []
+    for index, col in enumerate(layout.columns):
+        ended = cursor.live() & (cursor.pos == cursor.ends) if index > 0 else None
+        if ended is None or not ended.any():
+            read.append(_column(cursor, col, layout, image_starts, warnings, base))
+            continue
+        saved = cursor.skip
+        cursor.skip = saved | ended
+        column_values, reasons = _column(cursor, col, layout, image_starts, warnings, base)
+        cursor.skip = saved
+        why = np.array(reasons.to_pylist(), object)
+        why[ended] = unavailable.ADDED_AFTER_ROW
+        read.append((column_values, pa.array(why, pa.string())))
+    return read
 
 
 def _scatter(rendered: pa.Array, chosen: np.ndarray, rows: int) -> pa.Array:
@@ -463,9 +510,7 @@ def decode_batch(data: pa.Array, change_type: pa.Array, layout: RowLayout) -> pa
         image_starts, widths = frame.take(length, f"row image {len(images) + 1}")
         frame.skip = saved
         cursor = _Cursor(buffer, image_starts, image_starts + widths, wanted & frame.live())
-        read = [
-            _column(cursor, col, layout, image_starts, warnings, base) for col in layout.columns
-        ]
+        read = _columns_of_image(cursor, layout, image_starts, warnings, base)
         cursor.fail(cursor.pos != cursor.ends, "row image is longer than the columns of its layout")
         for row, reason in cursor.errors.items():
             frame.fail(_one(rows, row), f"row image {len(images) + 1}: {reason}")

@@ -73,6 +73,7 @@ layouts as (
         tables.shortname,
         tables.encodingscheme,
         tables.lobsincluded,
+        tables.xmlincluded,
         count(*) over (
             partition by tables.capture, tables.dbid, tables.tbobid
         ) as version_count,
@@ -147,7 +148,11 @@ layouts as (
                     ),
                     '{{ var("logmaster_ascii_codepage") }}',
                     '{{ var("logmaster_float_format") }}',
-                    coalesce(tables.lobsincluded, 'Y'),
+                    -- LOBSINCLUDED, then a second N when XMLINCLUDED is N
+                    concat(
+                        coalesce(tables.lobsincluded, 'Y'),
+                        if(coalesce(tables.xmlincluded, 'Y') = 'N', 'N', '')
+                    ),
                     concat_ws(
                         ';',
                         transform(
