@@ -15,6 +15,7 @@ failure: the good path costs nothing more.
 from __future__ import annotations
 
 import os
+import struct
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -132,7 +133,7 @@ DB2_HEADER_LENGTH = 40
 DB2_MAX_RECORD = 64 << 20
 
 
-def db2_read_log_length(framing: str = "filter", byteorder: str = "little") -> LengthReader:
+def db2_read_log_length(framing: str = "filter", byteorder: str = "little") -> Db2LengthReader:
     """A length reader for db2ReadLog output with the ``framing`` / ``byteorder`` settings.
 
     Each prefix is checked against the header after it (same length and LSN); the record type
@@ -140,8 +141,30 @@ def db2_read_log_length(framing: str = "filter", byteorder: str = "little") -> L
     A record that does not fit says which settings the bytes do fit.
     """
     _check_db2_settings(framing, byteorder)
+    return Db2LengthReader(framing, byteorder)
 
-    def read(buf: bytes, pos: int, file_offset: int) -> int | str | None:
+
+class Db2LengthReader:
+    """The db2ReadLog length reader of one setting (see :func:`db2_read_log_length`).
+
+    ``fields`` unpacks, at a record's start, what :func:`_db2_frame` compares (the prefix's LSN
+    and realLogRecLen, the header's length, record type and LSN), so :func:`_cut` can frame the
+    ordinary records in a tight loop and leave anything odd to the call, which says what is
+    wrong.
+    """
+
+    def __init__(self, framing: str, byteorder: str):
+        self.framing, self.byteorder = framing, byteorder
+        self.prefix = DB2_PREFIX_LENGTHS[framing]
+        order = "<" if byteorder == "little" else ">"
+        header = "IH2x8s"  # log manager header: length, record type, (flags), LSN
+        if framing == "filter":  # LSN at 16, realLogRecLen at 48 of db2ReadLogFilterData
+            self.fields = struct.Struct(order + "16x8s24xI4x" + header)
+        else:  # the 8-byte LSN
+            self.fields = struct.Struct(order + "8s" + header)
+
+    def __call__(self, buf: bytes, pos: int, file_offset: int) -> int | str | None:
+        framing, byteorder = self.framing, self.byteorder
         found = _db2_frame(buf, pos, framing, byteorder)
         if isinstance(found, str):
             fits = [
@@ -161,7 +184,27 @@ def db2_read_log_length(framing: str = "filter", byteorder: str = "little") -> L
             )
         return found
 
-    return read
+    def frame_run(self, buf: bytes, pos: int, limit: int, starts: list, lengths: list) -> int:
+        """Append the records from ``pos`` that frame without a doubt; return where it stopped
+        (the general loop takes over there: a bad record, or one running past the buffer)."""
+        unpack, prefix, size = self.fields.unpack_from, self.prefix, len(buf)
+        need = self.fields.size
+        filter_framing = self.framing == "filter"
+        while pos < limit and pos + need <= size:
+            if filter_framing:
+                lsn, real_length, length, record_type, header_lsn = unpack(buf, pos)
+                if real_length != length:
+                    break
+            else:
+                lsn, length, record_type, header_lsn = unpack(buf, pos)
+            framed = prefix + length
+            if (lsn != header_lsn or record_type > 0xFF or length < DB2_HEADER_LENGTH
+                    or length > DB2_MAX_RECORD or pos + framed > size):  # fmt: skip
+                break
+            starts.append(pos)
+            lengths.append(framed)
+            pos += framed
+        return pos
 
 
 def _check_db2_settings(framing: str, byteorder: str) -> None:
@@ -296,6 +339,8 @@ def _cut(
             starts.append(pos)
             lengths.append(length)
             pos += length
+    elif isinstance(length_reader, Db2LengthReader):
+        pos = length_reader.frame_run(buf, pos, limit, starts, lengths)
     while pos < limit:
         length = length_reader(buf, pos, file_offset + pos)
         if isinstance(length, str):

@@ -353,6 +353,7 @@ def read_db2luw(raw: Path, rng: random.Random) -> Counts:
                 [r for r in tables["log"] if r["source_file"] == found.relative],
                 found.relative,
             )
+            check_db2luw_batch_path(found.path, base.get("framing"), byteorder)
     # layout versions per table (int_db2luw_table_versions), then every row image
     log = [r for r in tables["log"] if r["decode_error"] is None]
     catalog: dict[tuple, dict] = {}
@@ -430,6 +431,27 @@ def read_db2luw(raw: Path, rng: random.Random) -> Counts:
         counts.function_rows += len(images)
         counts.function_errors += _check_function(result, len(images), "db2luw rows")
     return counts
+
+
+def check_db2luw_batch_path(path: Path, framing: str | None, byteorder: str) -> None:
+    """The column-at-a-time decoder gives exactly the per-record decoder's rows (values and
+    quarantine reasons) for every frame batch of a (mutated) Db2 LUW log file."""
+    from udfs.db2luw import data
+    from udfs.framing import FrameBatch, db2_read_log_length, db2_resync, frame_file
+
+    framing = framing or "filter"
+    length = db2_read_log_length(framing, byteorder)
+    resync = db2_resync(framing, byteorder)
+    for batch in frame_file(path, length, 0, path.stat().st_size, resync=resync):
+        if not isinstance(batch, FrameBatch):
+            continue
+        fast = list(data.log_batch(batch, "c", "f", framing, byteorder))
+        reference = list(data.log_batch_per_record(batch, "c", "f", framing, byteorder))
+        if len(fast) != len(reference) or not all(
+            a.equals(b) for a, b in zip(fast, reference, strict=False)
+        ):
+            raise InvariantError(f"{path.name}: the Db2 LUW batch decoder's rows differ from the "
+                                 "per-record decoder's")  # fmt: skip
 
 
 def read_soliddb(raw: Path, rng: random.Random) -> Counts:

@@ -153,3 +153,27 @@ def test_split_ranges_frame_as_the_whole_file_does(bodies, tail, target, reader)
         assert_tiles(split, 0, len(data), data)
         whole = pieces(path, READERS[reader])
         assert [p for p in split if p[2] == "record"] == [p for p in whole if p[2] == "record"]
+
+
+@fuzz(300)
+@given(
+    st.lists(st.binary(max_size=60), min_size=1, max_size=8),
+    st.lists(st.tuples(st.integers(0, 10_000), st.integers(0, 255)), max_size=4),
+    st.sampled_from(["filter", "lsn"]),
+    st.sampled_from(["little", "big"]),
+    _CHUNKS,
+)
+def test_the_db2_hot_loop_frames_as_the_reader_does(bodies, overwrites, framing, bo, chunk):
+    """Db2LengthReader.frame_run (the tight loop in _cut) against the same reader called per
+    record (a plain function, so _cut takes its general loop), on built files with a few bytes
+    overwritten: the same records and the same failures."""
+    data = bytearray(db2_records(bodies, framing, bo, 10))
+    for at, value in overwrites:
+        data[at % len(data)] = value
+    reader = db2_read_log_length(framing, bo)
+
+    def per_record(buf: bytes, pos: int, file_offset: int):
+        return reader(buf, pos, file_offset)
+
+    for path in _temp_file(bytes(data)):
+        assert pieces(path, reader, chunk=chunk) == pieces(path, per_record, chunk=chunk)

@@ -152,7 +152,21 @@ _EMPTY_VALUES = (None,) * len(RECORD_KEYS)
 def log_batch(
     batch: FrameBatch, capture: str, source_file: str, framing: str, byteorder: str
 ) -> Iterator[pa.RecordBatch]:
-    """One row per framed record of ``batch``, decoded (see the module docstring)."""
+    """One row per framed record of ``batch``, decoded (see the module docstring).
+
+    The common records are decoded column-at-a-time (:mod:`udfs.db2luw.batch_records`), the
+    others by :func:`log_batch_per_record`; the rows are the same either way.
+    """
+    from udfs.db2luw import batch_records  # it builds on this module's row helpers
+
+    return batch_records.log_batch(batch, capture, source_file, framing, byteorder)
+
+
+def log_batch_per_record(
+    batch: FrameBatch, capture: str, source_file: str, framing: str, byteorder: str
+) -> Iterator[pa.RecordBatch]:
+    """:func:`log_batch` one record at a time with :func:`decode_record` (the reference the
+    batch path is tested against, and its fallback)."""
     prefix = _Prefix(framing, byteorder)
     rows: list[tuple] = []
     for start, length in zip(batch.starts.tolist(), batch.lengths.tolist(), strict=True):

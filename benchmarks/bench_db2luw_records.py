@@ -1,0 +1,74 @@
+"""Db2 LUW record decoding without Spark: the column-at-a-time path against record by record.
+
+Writes ``generate_benchmark``'s capture (inserts into one table, a commit every 100) and times,
+on one core: decoding frame batches (``batch_records.log_batch`` vs
+``data.log_batch_per_record``), then the data source's whole read (framing + decoding, as a
+``logmart_db2luw`` task does before Spark or the raw writer get the Arrow batches). Every path
+runs twice; the second run is the figure (the first pays imports and caches).
+
+    python benchmarks/bench_db2luw_records.py --records 500000
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pyarrow as pa
+
+from udfs.db2luw import batch_records, data
+from udfs.db2luw.generator import generate_benchmark
+from udfs.db2luw.source import Db2LuwReader
+from udfs.framing import FrameBatch, db2_read_log_length, db2_resync, frame_file
+
+Decoder = Callable[..., Iterator[pa.RecordBatch]]
+
+
+def decode_only(batches: list[FrameBatch], decoder: Decoder) -> float:
+    started = time.perf_counter()
+    for batch in batches:
+        for _ in decoder(batch, "bench", "S0000000.log", "filter", "little"):
+            pass
+    return time.perf_counter() - started
+
+
+def data_source_read(root: Path, decoder: Decoder) -> tuple[float, int]:
+    """The data source's read of every partition with ``decoder`` as ``data.log_batch``."""
+    original, data.log_batch = data.log_batch, decoder
+    try:
+        reader = Db2LuwReader({"path": str(root / "db2luw"), "raw_root": str(root)})
+        started, rows = time.perf_counter(), 0
+        for partition in reader.partitions():
+            rows += sum(batch.num_rows for batch in reader.read(partition))
+        return time.perf_counter() - started, rows
+    finally:
+        data.log_batch = original
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--records", type=int, default=200_000, help="inserts to generate")
+    args = parser.parse_args()
+    root = Path(tempfile.mkdtemp(prefix="logmart-bench-db2luw-"))
+    path = root / "db2luw" / "bench" / "S0000000.log"
+    generate_benchmark(path, args.records, seed=1)
+    frames = frame_file(path, db2_read_log_length(), resync=db2_resync())
+    batches = [batch for batch in frames if isinstance(batch, FrameBatch)]
+    records = sum(len(batch) for batch in batches)
+    paths = {"column-at-a-time": batch_records.log_batch, "per record": data.log_batch_per_record}
+    for name, decoder in paths.items():
+        decode_only(batches, decoder)
+        seconds = decode_only(batches, decoder)
+        rate = records / seconds
+        print(f"decode, {name:<17} {records:>9,} records {seconds:6.2f} s {rate:>10,.0f}/s")
+    for name, decoder in paths.items():
+        data_source_read(root, decoder)
+        seconds, rows = data_source_read(root, decoder)
+        print(f"read,   {name:<17} {rows:>9,} rows    {seconds:6.2f} s {rows / seconds:>10,.0f}/s")
+
+
+if __name__ == "__main__":
+    main()
