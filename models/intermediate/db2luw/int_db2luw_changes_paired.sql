@@ -48,6 +48,14 @@ row_changes as (
             else images.change_kind
         end as change_kind,
         images.function_name as source_change_type,
+        -- a change Db2 made itself (lrIUDflags, 002_… Table 19: 0x1000 a referential integrity
+        -- operation, 0x2000 a trigger): the target's own constraints and triggers make it
+        -- again, so a REDO or UNDO leaves it out (fct_changes.generated_by)
+        case
+            when images.lriudflags & 12288 = 12288 then 'ri_constraint_and_trigger'
+            when images.lriudflags & 4096 = 4096 then 'ri_constraint'
+            when images.lriudflags & 8192 = 8192 then 'trigger'
+        end as generated_by,
         array(
             named_struct(
                 'source_file', images.source_file,
@@ -163,7 +171,7 @@ paired_halves as (
     'tid', 'lsn', 'lsn_hex', 'table_space_identifier', 'table_identifier', 'table_schema',
     'table_name', 'key_columns', 'column_types', 'operation', 'change_kind', 'source_change_type',
     'before_image', 'after_image', 'decode_warnings', 'raw_records',
-    'before_unavailable', 'after_unavailable'
+    'before_unavailable', 'after_unavailable', 'generated_by'
 ] %}
 
 plain_changes as (
@@ -205,7 +213,8 @@ image_elsewhere_updates as (
         ) as decode_warnings,
         concat(carriers.raw_records, updated_rows.raw_records) as raw_records,
         updated_rows.before_unavailable,
-        carriers.after_unavailable
+        carriers.after_unavailable,
+        updated_rows.generated_by
     from image_pairs
     inner join row_changes as updated_rows
         on
@@ -250,7 +259,8 @@ decomposed_updates as (
         concat(decode_warnings, next_decode_warnings) as decode_warnings,
         concat(raw_records, next_raw_records) as raw_records,
         before_unavailable,
-        next_after_unavailable as after_unavailable
+        next_after_unavailable as after_unavailable,
+        generated_by
     from paired_halves
     where starts_pair
 ),
@@ -292,7 +302,8 @@ truncates as (
             )
         ) as raw_records,
         null as before_unavailable,  -- a map<string, string> in the union
-        null as after_unavailable
+        null as after_unavailable,
+        cast(null as string) as generated_by  -- a truncate is a statement's
     from truncate_records
     left join versions as table_names  -- the table that had the ids at the truncate's LSN
         on

@@ -72,7 +72,8 @@ standardized as (
             as log_position,
         -- values the log does not carry (udfs/unavailable.py), beside each image
         changes.before_unavailable,
-        changes.after_unavailable
+        changes.after_unavailable,
+        changes.generated_by
     from changes
     left join transactions
         on
