@@ -1291,6 +1291,8 @@ class Truth:
                 if change is None:
                     continue
                 change["lsn"] = op.lsn
+                if txn.ending == "in_flight":  # undone or not: nothing ended it (yet)
+                    change["disposition"] = default
                 change.setdefault("disposition", default)
                 change.update(commit_lsn=end["lsn"], commit_time=end["time"],
                               authid=end["authid"])  # fmt: skip
