@@ -22,7 +22,7 @@ import pytest
 from tests.conftest import EXTRA_INPUTS
 from tests.db2luw import handmade as h
 from tests.db2luw.replay import dropped_name, truth_dropped
-from udfs.db2luw.generator import generate
+from udfs.db2luw.generator import ADDED_COLUMN, generate
 
 pytestmark = pytest.mark.spark
 
@@ -351,7 +351,13 @@ def test_an_update_with_its_after_image_in_the_preceding_insert_is_one_change(sp
     for change in changes:
         want = lines[change["lsn"]]
         assert change["before_image"] == want["before"] and change["after_image"] == want["after"]
-        assert len(change["raw_records"]) == 2 and not change["decode_warnings"]
+        assert len(change["raw_records"]) == 2
+        # the one warning allowed: the before image of a row written before ALTER TABLE ADD
+        # COLUMN ends before the added column (interpretation 10), which reads as null
+        added = f"before {ADDED_COLUMN.name}: not_in_row"
+        assert set(change["decode_warnings"] or []) <= {added}, change["decode_warnings"]
+        if change["decode_warnings"]:
+            assert want["before"][ADDED_COLUMN.name] is None
     carriers = {(r["source_file"], r["raw_offset"]) for c in changes for r in c["raw_records"]}
     accounted = rows(
         spark,
