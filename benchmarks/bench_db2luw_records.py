@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from logmart_generators.db2luw import generate_benchmark
 from udfs.db2luw import batch_records, data
-from udfs.db2luw.generator import generate_benchmark
 from udfs.db2luw.source import Db2LuwReader
 from udfs.framing import FrameBatch, db2_read_log_length, db2_resync, frame_file
 

@@ -7,6 +7,9 @@ Output of :func:`generate`::
     out_dir/db2luw/<capture>/S0000000.log ...   records, each framed by db2ReadLogFilterData
                                                 (56 bytes) or an 8-byte LSN (framing='lsn')
     out_dir/db2luw/<capture>/catalog/tables.csv, columns.csv   SYSCAT export, header rows
+    out_dir/db2luw/<capture>/catalog/datapartitions.csv, datatypes.csv   SYSCAT.DATAPARTITIONS
+                                                (without the partition the log adds) and
+                                                SYSCAT.DATATYPES (the distinct type)
     out_dir/truth/db2luw/tables.json    each table's rows after the committed work (rendered)
     out_dir/truth/db2luw/changes.jsonl  one line per row change, with its disposition
     out_dir/truth/db2luw/summary.json   counts
@@ -22,7 +25,11 @@ insert record before them (insert image record type 0x04, update new half 0x02);
 out-of-row start record (211); an alter table attribute (124); internal (record type 0) rows
 and catalog-table (table space 0) changes; a table created in the capture, changed, dropped
 (DOM 4; once rolled back, DOM 5) and its table space/table ids reused by another table created
-later; local pending list commits; pairs of transactions whose records interleave; and an
+later; a range-partitioned table (``SALES.SHIPMENTS``: its rows' records carry their data
+partition's ids) with a column of a distinct type (``SALES.KILOGRAMS``, DECIMAL(9,3)), one
+partition added in the capture by ALTER TABLE ADD PARTITION (update partition state record
+137, action 1) that ``datapartitions.csv`` leaves out, rows in it after the record; local
+pending list commits; pairs of transactions whose records interleave; and an
 in-flight transaction at the end. Tables are empty when the capture starts.
 ``out_dir/truth/db2luw/dropped.json`` holds each dropped table's rows at its drop.
 
@@ -74,6 +81,8 @@ class Col:
     nullable: bool = True
     compress: bool = False  # COMPRESS SYSTEM DEFAULT
     inline: int = 0  # INLINE_LENGTH of a LOB
+    distinct_type: str = ""  # a distinct type (schema SALES) of source ``type``: the catalog
+    # names it, with LENGTH 0 (SYSCAT.COLUMNS), and datatypes.csv gives its source
 
     def width(self) -> int:
         if self.type in VARYING:
@@ -91,6 +100,20 @@ class Col:
 
 
 @dataclass
+class Partition:
+    """A data partition of a range-partitioned table: the rows whose partitioning column is
+    ``value`` live in it, and their records carry its (TBSPACEID, PARTITIONOBJECTID)."""
+
+    name: str
+    number: int  # DATAPARTITIONID
+    ts: int
+    object_id: int  # PARTITIONOBJECTID
+    value: int
+    exported: bool = True  # in datapartitions.csv (False: known to the log only)
+    attached: bool = True  # rows may go into it (False until its ADD PARTITION record)
+
+
+@dataclass
 class Table:
     schema: str
     name: str
@@ -104,6 +127,8 @@ class Table:
     versions: list[list[Col]] = field(default_factory=list)  # column lists over time
     next_key: int = 1
     next_slot: int = 0
+    partitioned_by: str = ""  # range-partitioned on this column (one value per partition)
+    partitions: list[Partition] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.versions.append(list(self.cols))
@@ -111,6 +136,14 @@ class Table:
     @property
     def full_name(self) -> str:
         return f"{self.schema}.{self.name}"
+
+    def ids_for(self, values: dict) -> tuple[int, int]:
+        """The ids a row's records carry: its data partition's (002_… Table 28), or the
+        table's own when it is not partitioned."""
+        if not self.partitioned_by:
+            return self.ts, self.tid
+        (partition,) = (p for p in self.partitions if p.value == values[self.partitioned_by])
+        return partition.ts, partition.object_id
 
     def offsets(self, version: int) -> list[int]:
         """Interpretation 12: COLNO order, fixed portion then the null byte."""
@@ -165,7 +198,15 @@ def _tables() -> list[Table]:
         c("AUDIT_ID", "BIGINT", nullable=False), c("ACTION", "CHARACTER", 8, nullable=False),
         c("AMOUNT", "DECIMAL", 7, 2, compress=True), c("NOTE", "VARGRAPHIC", 12),
     ], key="AUDIT_ID", value_compression=True)  # fmt: skip
-    return [alltypes, orders, accounts, staging, events, mdc, loads, audit]
+    # range-partitioned by SHIP_YEAR; P2026 is added in the capture (ADD PARTITION record)
+    shipments = Table("SALES", "SHIPMENTS", 2, 30, [
+        c("SHIP_ID", "BIGINT", nullable=False), c("SHIP_YEAR", "SMALLINT", nullable=False),
+        c("DEST", "VARCHAR", 20), c("WEIGHT", "DECIMAL", 9, 3, distinct_type="KILOGRAMS"),
+    ], key="SHIP_ID", partitioned_by="SHIP_YEAR", partitions=[
+        Partition("P2024", 0, 4, 31, 2024), Partition("P2025", 1, 4, 32, 2025),
+        Partition("P2026", 2, 5, 33, 2026, exported=False, attached=False),
+    ])  # fmt: skip
+    return [alltypes, orders, accounts, staging, events, mdc, loads, audit, shipments]
 
 
 ADDED_COLUMN = Col("TIER", "CHARACTER", 1)
@@ -679,7 +720,7 @@ class Workload:
     def __init__(self, out: LogWriter, truth, rng: random.Random, bo: str):
         self.out, self.truth, self.rng, self.bo = out, truth, rng, bo
         self.tables = {t.name: t for t in _tables()}
-        self.created = {"ALLTYPES", "ORDERS", "ACCOUNTS", "STAGING", "MDC_SALES"}
+        self.created = {"ALLTYPES", "ORDERS", "ACCOUNTS", "STAGING", "MDC_SALES", "SHIPMENTS"}
         self.next_tid = 0x4C1A7E
         self.clock = START_TIME
         self.counts: dict[str, int] = {}
@@ -811,10 +852,11 @@ class Workload:
         row = {"values": values, "version": version, "rid": rid}
         image = row_image(table, values, version, self.bo)
         change = self._change(txn, table, "insert", None, values, how)
+        ts, tid = table.ids_for(values)
         if how == "mdc":
-            body = empty_page_body(self.bo, 165, table.ts, table.tid, image, rid, 64, lriud)
+            body = empty_page_body(self.bo, 165, ts, tid, image, rid, 64, lriud)
         else:
-            body = insert_body(self.bo, 162, table.ts, table.tid, image, rid, lriud)
+            body = insert_body(self.bo, 162, ts, tid, image, rid, lriud)
         txn.touched.add((table.name, key))
         txn.apply.append((table, "insert", key, row))
         counted = "insert_record_to_empty_page" if how == "mdc" else "insert_record"
@@ -829,15 +871,16 @@ class Workload:
         new_values = {**row["values"], **changes}
         version = len(table.versions) - 1
         old_image = row_image(table, row["values"], row["version"], self.bo)
+        ts, tid = table.ids_for(row["values"])  # the partitioning column is never updated
         if elsewhere:
             carrier_rid = self._rid(table)
             image = row_image(table, new_values, version, self.bo, CARRIES_UPDATE_IMAGE)
-            body = insert_body(self.bo, 162, table.ts, table.tid, image, carrier_rid)
+            body = insert_body(self.bo, 162, ts, tid, image, carrier_rid)
             self.add(txn, NORMAL, body, count="update_image_insert")
             new_image = pointer_image(carrier_rid, self.bo)
         else:
             new_image = row_image(table, new_values, version, self.bo)
-        body = update_body(self.bo, table.ts, table.tid, old_image, new_image, row["rid"])
+        body = update_body(self.bo, ts, tid, old_image, new_image, row["rid"])
         how = "update_image_elsewhere" if elsewhere else "update"
         change = self._change(txn, table, "update", row["values"], new_values, how,
                               row["version"])  # fmt: skip
@@ -849,10 +892,11 @@ class Workload:
     def delete(self, txn: Txn, table: Table, key: Any, how: str = "delete") -> int:
         row = self.view(txn, table)[key]
         image = row_image(table, row["values"], row["version"], self.bo)
+        ts, tid = table.ids_for(row["values"])
         if how == "mdc":
-            body = empty_page_body(self.bo, 164, table.ts, table.tid, image, row["rid"], 64)
+            body = empty_page_body(self.bo, 164, ts, tid, image, row["rid"], 64)
         else:
-            body = insert_body(self.bo, 161, table.ts, table.tid, image, row["rid"])
+            body = insert_body(self.bo, 161, ts, tid, image, row["rid"])
         change = self._change(txn, table, "delete", row["values"], None, how, row["version"])
         txn.touched.add((table.name, key))
         txn.apply.append((table, "delete", key, None))
@@ -868,14 +912,15 @@ class Workload:
         new_rid = self._rid(table)
         change = self._change(txn, table, "update", row["values"], new_values, "decomposed",
                               row["version"])  # fmt: skip
+        ts, tid = table.ids_for(row["values"])
         self.add(
             txn,
             NORMAL,
-            insert_body(self.bo, 161, table.ts, table.tid, old_image, row["rid"], DECOMPOSED),
+            insert_body(self.bo, 161, ts, tid, old_image, row["rid"], DECOMPOSED),
             change,
             "decomposed_delete",
         )
-        self.add(txn, NORMAL, insert_body(self.bo, 162, table.ts, table.tid, new_image, new_rid,
+        self.add(txn, NORMAL, insert_body(self.bo, 162, ts, tid, new_image, new_rid,
                                           DECOMPOSED), None, "decomposed_insert")  # fmt: skip
         txn.touched.add((table.name, key))
         txn.apply.append((table, "update", key,
@@ -1027,9 +1072,17 @@ class Workload:
                                     Decimal(r.randint(-99999, 99999)).scaleb(-2))),
                 "NOTE": self._maybe(r.choice(("", "ok", "審査済み", "Prüfung")))}  # fmt: skip
 
+    def _row_shipments(self, key: int) -> dict:
+        r, shipments = self.rng, self.tables["SHIPMENTS"]
+        years = [p.value for p in shipments.partitions if p.attached]
+        return {"SHIP_ID": key, "SHIP_YEAR": r.choice(years),
+                "DEST": self._maybe(r.choice(("Basel", "Osaka", "Lyon", "Kraków"))),
+                "WEIGHT": self._maybe(Decimal(r.randint(0, 999_999_999)).scaleb(-3))}  # fmt: skip
+
     def random_changes(self, table: Table) -> dict:
         fresh = self.random_row(table, key=0)
-        names = [c.name for c in table.versions[-1] if c.name != table.key]
+        names = [c.name for c in table.versions[-1]
+                 if c.name not in (table.key, table.partitioned_by)]  # fmt: skip
         picked = self.rng.sample(names, k=min(len(names), self.rng.randint(1, 3)))
         return {name: fresh.get(name) for name in picked}
 
@@ -1233,6 +1286,29 @@ def _feature_create_audit(w: Workload) -> Txn:
     return _create_table(w, w.tables["AUDIT"])
 
 
+def partition_state_body(bo: str, table: Table, partition: Partition, action: int) -> bytes:
+    """Table 28 (137): the partition's ids in the DMS header, then master table space id,
+    master table id, internal, data partition id, internal (6 + 2 bytes), partition action."""
+    return dms(bo, 137, partition.ts, partition.object_id) + struct.pack(
+        bo + "HHHH6sHH", table.ts, table.tid, 0, partition.number, bytes(6), 0, action
+    )
+
+
+def _feature_add_partition(w: Workload) -> Txn:
+    """ALTER TABLE SHIPMENTS ADD PARTITION P2026 (update partition state, action 1 = ADD
+    PARTITION; the catalog export's datapartitions.csv does not list it), then rows in it."""
+    txn, shipments = w.new_txn(), w.tables["SHIPMENTS"]
+    (added,) = (p for p in shipments.partitions if not p.attached)
+    w.statement(txn, shipments, f"ALTER TABLE {shipments.full_name} ADD PARTITION {added.name} "
+                                f"STARTING ({added.value}) ENDING ({added.value})")  # fmt: skip
+    w.add(txn, NORMAL, partition_state_body(w.bo, shipments, added, 1),
+          count="update_partition_state")  # fmt: skip
+    added.attached = True
+    for _ in range(2):
+        w.insert(txn, shipments, {**w.random_row(shipments), "SHIP_YEAR": added.value})
+    return txn
+
+
 def _pick(w: Workload, txn: Txn, table: Table, committed_only: bool = False,
           locked: set | None = None) -> Any:  # fmt: skip
     rows = table.rows if committed_only else w.view(txn, table)
@@ -1265,7 +1341,8 @@ FEATURES = (
     (0.20, _feature_update_elsewhere), (0.30, _feature_rollback),
     (0.40, _feature_drop_rolled_back), (0.45, _feature_add_column), (0.50, _feature_drop_loads),
     (0.55, _feature_savepoint), (0.60, _feature_create_audit), (0.65, _feature_truncate),
-    (0.75, _feature_decomposed), (0.85, _feature_rollback), (0.90, _feature_decomposed),
+    (0.70, _feature_add_partition), (0.75, _feature_decomposed), (0.85, _feature_rollback),
+    (0.90, _feature_decomposed),
 )  # fmt: skip
 
 # --- truth ------------------------------------------------------------------------------------
@@ -1288,6 +1365,8 @@ class Truth:
                 if change is None:
                     continue
                 change["lsn"] = op.lsn
+                if txn.ending == "in_flight":  # undone or not: nothing ended it (yet)
+                    change["disposition"] = default
                 change.setdefault("disposition", default)
                 for side in ("before_unavailable", "after_unavailable"):  # no image: none
                     change.setdefault(side, None)
@@ -1331,12 +1410,18 @@ class Truth:
 
 TABLE_FIELDS = ("TABSCHEMA", "TABNAME", "TBSPACEID", "TABLEID", "TYPE", "COMPRESSION",
                 "DATACAPTURE", "COLCOUNT")  # fmt: skip
-COLUMN_FIELDS = ("TABSCHEMA", "TABNAME", "COLNAME", "COLNO", "TYPENAME", "LENGTH", "SCALE",
-                 "NULLS", "COMPRESS", "INLINE_LENGTH", "CODEPAGE", "KEYSEQ")  # fmt: skip
+COLUMN_FIELDS = ("TABSCHEMA", "TABNAME", "COLNAME", "COLNO", "TYPESCHEMA", "TYPENAME", "LENGTH",
+                 "SCALE", "NULLS", "COMPRESS", "INLINE_LENGTH", "CODEPAGE", "KEYSEQ")  # fmt: skip
+DATAPARTITION_FIELDS = ("TABSCHEMA", "TABNAME", "DATAPARTITIONNAME", "DATAPARTITIONID",
+                        "TBSPACEID", "PARTITIONOBJECTID")  # fmt: skip
+DATATYPE_FIELDS = ("TYPESCHEMA", "TYPENAME", "SOURCESCHEMA", "SOURCENAME", "METATYPE", "LENGTH",
+                   "SCALE")  # fmt: skip
 
 
 def write_catalog(folder: Path, tables: list[Table]) -> None:
-    """tables.csv + columns.csv as SYSCAT.TABLES / SYSCAT.COLUMNS, with header rows."""
+    """tables.csv + columns.csv as SYSCAT.TABLES / SYSCAT.COLUMNS, with header rows; and, when
+    a table has them, datapartitions.csv (SYSCAT.DATAPARTITIONS: the partitions exported) and
+    datatypes.csv (SYSCAT.DATATYPES: the distinct types of the columns)."""
     folder.mkdir(parents=True, exist_ok=True)
     with (folder / "tables.csv").open("w", newline="", encoding="utf-8") as handle:
         out = csv.writer(handle)
@@ -1350,11 +1435,29 @@ def write_catalog(folder: Path, tables: list[Table]) -> None:
         for t in tables:
             for colno, col in enumerate(t.versions[-1]):
                 type_name, length = col.catalog_type()
+                type_schema, scale = "SYSIBM", col.scale
+                if col.distinct_type:  # SYSCAT.COLUMNS: "LENGTH ... 0 for distinct types"
+                    type_schema, type_name, length, scale = "SALES", col.distinct_type, 0, 0
                 codepage = {"GRAPHIC": 1200, "VARGRAPHIC": 1200, "DBCLOB": 1200, "BINARY": 0,
                             "VARBINARY": 0, "BLOB": 0}.get(col.type, 1208)  # fmt: skip
-                out.writerow((t.schema, t.name, col.name, colno, type_name, length, col.scale,
-                              "Y" if col.nullable else "N", "S" if col.compress else "N",
+                out.writerow((t.schema, t.name, col.name, colno, type_schema, type_name, length,
+                              scale, "Y" if col.nullable else "N", "S" if col.compress else "N",
                               col.inline, codepage, 1 if col.name == t.key else ""))  # fmt: skip
+    partitions = [(t, p) for t in tables for p in t.partitions if p.exported]
+    if partitions:
+        with (folder / "datapartitions.csv").open("w", newline="", encoding="utf-8") as handle:
+            out = csv.writer(handle)
+            out.writerow(DATAPARTITION_FIELDS)
+            for t, p in partitions:
+                out.writerow((t.schema, t.name, p.name, p.number, p.ts, p.object_id))
+    distinct = sorted({(c.distinct_type, c.type, c.length, c.scale) for t in tables
+                       for c in t.versions[-1] if c.distinct_type})  # fmt: skip
+    if distinct:
+        with (folder / "datatypes.csv").open("w", newline="", encoding="utf-8") as handle:
+            out = csv.writer(handle)
+            out.writerow(DATATYPE_FIELDS)
+            for name, source, length, scale in distinct:
+                out.writerow(("SALES", name, "SYSIBM", source, "T", length, scale))
 
 
 # --- entry points -------------------------------------------------------------------------------

@@ -11,9 +11,9 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
+from logmart_generators.db2luw import generate
 from tests.db2luw import handmade as h
 from udfs.db2luw import batch_records, data
-from udfs.db2luw.generator import generate
 from udfs.db2luw.layouts import fixed_format
 from udfs.framing import FrameBatch, db2_read_log_length, db2_resync, frame_file
 

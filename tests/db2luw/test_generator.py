@@ -44,7 +44,8 @@ def test_workload_has_every_feature(capture):
                     "undo_insert_record", "undo_update_record", "undo_delete_record",
                     "internal_record", "catalog_change", "out_of_row_start",
                     "alter_table_attribute", "drop_table", "undo_drop_table",
-                    "update_image_insert", "update_record_image_elsewhere"):  # fmt: skip
+                    "update_image_insert", "update_record_image_elsewhere",
+                    "update_partition_state"):  # fmt: skip
         assert kinds.get(feature, 0) > 0, feature
     assert set(summary["transactions"]) == {"committed", "aborted", "in_flight"}
     assert summary["changes"]["savepoint_rollback"] > 0
@@ -175,3 +176,30 @@ def test_generated_ddl_statements_decode_to_their_truth(tmp_path, byteorder):
     assert kinds["ddl_statement"] == sum(t["pieces"] for t in truth)
     assert kinds["undo_ddl_statement"] > 0  # the rolled-back DROP TABLE LOADS
     assert any(r["kind"] == "undo_ddl_statement" for r in records)
+
+
+def test_partitioned_table_and_distinct_type(capture):
+    """SALES.SHIPMENTS (2/30): rows on its partitions' ids (4/31, 4/32 in datapartitions.csv;
+    5/33 added by the log's ADD PARTITION record only, its rows after it) and a column of the
+    distinct type SALES.KILOGRAMS (LENGTH 0 in columns.csv, DECIMAL(9,3) in datatypes.csv)."""
+    root, _ = capture
+    folder = root / "db2luw" / "capture01"
+    catalog = read_catalog(folder / "catalog")
+    assert {(4, 31), (4, 32)} <= set(catalog) and (5, 33) not in catalog
+    weight = catalog[(2, 30)].columns[3]
+    assert (weight.name, weight.type_name, weight.precision, weight.scale) == (
+        "WEIGHT", "DECIMAL", 9, 3)  # fmt: skip
+    records = read_capture(folder, "filter", "little")
+    (added,) = [r for r in records if r["kind"] == "ddl_partition_state"]
+    assert (added["table_space_identifier"], added["table_identifier"]) == (5, 33)
+    assert (added["master_table_space_identifier"], added["master_table_identifier"]) == (2, 30)
+    assert added["partition_action_name"] == "add_partition"
+    rows = [r for r in records if r["kind"].startswith("row_") and r["table_space_identifier"]
+            in (4, 5)]  # fmt: skip
+    ids = {(r["table_space_identifier"], r["table_identifier"]) for r in rows}
+    assert ids == {(4, 31), (4, 32), (5, 33)}
+    assert all(r["lsn"] > added["lsn"] for r in rows if r["table_space_identifier"] == 5)
+    final = replay(folder)["tables"]["SALES.SHIPMENTS"]
+    assert final == truth_tables(root)["SALES.SHIPMENTS"]
+    assert {row["SHIP_YEAR"] for row in final.values()} == {"2024", "2025", "2026"}
+    assert any(row["WEIGHT"] and len(row["WEIGHT"].split(".")[1]) == 3 for row in final.values())

@@ -559,3 +559,212 @@ def test_layout_history_reads_the_sqls_joined_distinct_type():
     assert (version["table_schema"], version["table_name"], version["error"]) == (
         "SALES", "ORDERS", None)  # fmt: skip
     assert version["column_types"] == ["INTEGER", "DECIMAL(9,2)"]
+
+
+# --- partition records of the log (002_… Tables 28/29; interpretation 21) ----------------------
+
+
+def partition_state(
+    action: int, ts: int = 5, table: int = 42, master=(2, 20), function=137, partition_id: int = 2
+) -> bytes:
+    """An update partition state record body laid out at Table 28's offsets: DMS header with
+    the partition's ids (0), master table space id (6), master table id (8), internal (10),
+    data partition id (12), internal (14, 6 bytes; 20, 2 bytes), partition action (22): 24."""
+    body = bytearray(24)
+    body[0:6] = h.dms("<", function, ts, table)
+    struct.pack_into("<H", body, 6, master[0])
+    struct.pack_into("<H", body, 8, master[1])
+    struct.pack_into("<H", body, 10, 0xABCD)  # internal: not read
+    struct.pack_into("<H", body, 12, partition_id)
+    body[14:22] = b"\xee" * 8  # internal: not read
+    struct.pack_into("<H", body, 22, action)
+    return bytes(body)
+
+
+def partition_insert(key: int, lsn: int, ts: int = 5, table: int = 42) -> dict:
+    """An insert on the partition's ids: ID INTEGER at 0, AMT DECIMAL(9,2) at 4, null byte 9."""
+    fixed = struct.pack("<i", key) + bytes.fromhex("000012345c") + b"\x00"
+    body = h.dms("<", 162, ts, table) + h.insert_body("<", 162, h.formatted("<", fixed))[6:]
+    return decode_record(h.record("<", body, lsn=lsn))
+
+
+def catalog_without_partitions(tmp_path, detached: bool = False) -> dict:
+    """SALES.ORDERS (2/20) as partitioned_catalog writes it, without datapartitions.csv (the
+    partition 5/42 is known to the log alone); ``detached``: the export also has the table the
+    partition became, SALES.ORDERS_2026 on the partition's ids."""
+    partitioned_catalog(tmp_path)
+    (tmp_path / "datapartitions.csv").unlink()
+    if detached:
+        with (tmp_path / "tables.csv").open("a") as handle:
+            handle.write("SALES,ORDERS_2026,5,42\n")
+        with (tmp_path / "columns.csv").open("a") as handle:
+            handle.write(
+                "SALES,ORDERS_2026,ID,0,SYSIBM,INTEGER,4,0,N,1\n"
+                "SALES,ORDERS_2026,AMT,1,SALES,MONEY,0,0,Y,\n"
+            )
+    return read_catalog(tmp_path)
+
+
+def test_partition_state_record_reads_table_28s_offsets():
+    record = decode_record(h.record("<", partition_state(1), lsn=450))
+    assert record["kind"] == "ddl_partition_state"
+    assert (record["table_space_identifier"], record["table_identifier"]) == (5, 42)
+    assert (record["master_table_space_identifier"], record["master_table_identifier"]) == (2, 20)
+    assert (record["data_partition_identifier"], record["partition_action"]) == (2, 1)
+    assert record["partition_action_name"] == "add_partition"
+
+
+@pytest.mark.parametrize("action", [1, 2])  # ADD PARTITION, ATTACH PARTITION
+def test_an_added_partitions_rows_decode_under_its_table_from_the_records_lsn(tmp_path, action):
+    book = LayoutBook(catalog_without_partitions(tmp_path))
+    assert (5, 42) not in book.catalog
+    records = [
+        partition_insert(6, 400),
+        decode_record(h.record("<", partition_state(action), lsn=450)),
+        partition_insert(7, 500),
+    ]
+    for record in records:
+        book.observe(record)
+    assert book.version_at(5, 42, 400) is None  # before the ADD: the ids are nobody's
+    version = book.version_at(5, 42, 500)
+    assert (version.table_schema, version.table_name, version.master) == (
+        "SALES",
+        "ORDERS",
+        (2, 20),
+    )
+    assert (version.valid_from_lsn, version.valid_to_lsn, version.key_columns) == (
+        450,
+        None,
+        ("ID",),
+    )
+    assert (version.layout.table_space_identifier, version.layout.table_identifier) == (5, 42)
+    assert decode_row(records[2]["after_image"], version.layout).values == {
+        "ID": "7",
+        "AMT": "123.45",
+    }
+    # the table's own ids are not a partition
+    assert book.version_at(2, 20, 500).master is None
+
+
+def test_a_detach_leaves_the_rows_before_it_named_as_the_table(tmp_path):
+    """ADD at 450, rows, DETACH (13 logically detached at 600, 21 complete at 700): the rows
+    up to the first detach record are SALES.ORDERS'; after it the ids are the detached table,
+    which the export (taken at the end) has as SALES.ORDERS_2026."""
+    book = LayoutBook(catalog_without_partitions(tmp_path, detached=True))
+    for lsn, action in ((450, 1), (600, 13), (700, 21)):
+        book.observe(decode_record(h.record("<", partition_state(action), lsn=lsn)))
+    partition, detached = book.history(5, 42)
+    assert (partition.table_name, partition.valid_from_lsn, partition.valid_to_lsn) == (
+        "ORDERS",
+        450,
+        601,
+    )
+    assert partition.master == (2, 20) and partition.dropped_lsn is None
+    assert (detached.table_name, detached.valid_from_lsn, detached.valid_to_lsn) == (
+        "ORDERS_2026",
+        601,
+        None,
+    )
+    assert detached.master is None and detached.incarnation == 2
+    assert book.version_at(5, 42, 599).table_name == "ORDERS"
+    assert book.version_at(5, 42, 650).table_name == "ORDERS_2026"
+
+
+def test_a_detach_of_a_partition_the_export_no_longer_lists(tmp_path):
+    """A partition there from the start (no ADD in the capture) and detached in it: its rows
+    before the detach are the table's (the DETACH record names the master), from the start."""
+    book = LayoutBook(catalog_without_partitions(tmp_path, detached=True))
+    book.observe(decode_record(h.record("<", partition_state(8), lsn=600)))
+    before, after = book.history(5, 42)
+    assert (before.table_name, before.valid_from_lsn, before.valid_to_lsn) == ("ORDERS", -1, 601)
+    assert (after.table_name, after.valid_from_lsn) == ("ORDERS_2026", 601)
+
+
+def test_a_rolled_back_add_partition_maps_nothing(tmp_path):
+    book = LayoutBook(catalog_without_partitions(tmp_path))
+    compensation = dict(rtype=0x43, extension=bytes(24))  # propagatable: 40 + 24 bytes header
+    book.observe(decode_record(h.record("<", partition_state(1), lsn=450)))
+    undo = decode_record(h.record("<", partition_state(1, function=108), lsn=460, **compensation))
+    assert undo["kind"] == "undo_ddl_partition_state" and undo["partition_action"] == 1
+    book.observe(undo)
+    assert book.history(5, 42) == []
+
+
+def test_partition_records_of_a_table_the_catalog_lacks_map_nothing(tmp_path):
+    """No catalog entry for the master: the ids stay unknown (rows quarantined, no layout)."""
+    book = LayoutBook(catalog_without_partitions(tmp_path))
+    book.observe(decode_record(h.record("<", partition_state(1, master=(9, 99)), lsn=450)))
+    assert book.history(5, 42) == []
+
+
+def test_a_catalog_partition_keeps_its_ids_from_the_start_and_an_add_in_the_log_from_its_lsn(
+    tmp_path,
+):
+    layouts = partitioned_catalog(tmp_path)  # datapartitions.csv lists 3/40 and 4/41
+    book = LayoutBook(layouts, {(3, 40): (2, 20), (4, 41): (2, 20)})
+    (listed,) = book.history(4, 41)
+    assert (listed.valid_from_lsn, listed.table_name, listed.master) == (-1, "ORDERS", (2, 20))
+    book.observe(decode_record(h.record("<", partition_state(1, ts=3, table=40), lsn=450)))
+    (added,) = book.history(3, 40)
+    assert (added.valid_from_lsn, added.table_name, added.master) == (450, "ORDERS", (2, 20))
+
+
+def test_attach_of_a_table_created_in_the_capture_names_it_until_the_attach(tmp_path):
+    """CREATE TABLE (initialize table on 5/42) then ATTACH PARTITION: the rows before the
+    attach are the source table's, named by its ids and the attach LSN; after it ORDERS'."""
+    book = LayoutBook(catalog_without_partitions(tmp_path))
+    descriptor = struct.pack("<HHHH", 0x0001, 4, 0x0002, 0)  # ID INTEGER NOT NULL at 0
+    description = struct.pack("<BBH", 0x10, 0, 1) + descriptor
+    head = struct.pack("<Q", 1) + bytes(74) + struct.pack("<I", len(description))
+    book.observe(decode_record(h.record("<", h.dms("<", 128, 5, 42) + head + description, lsn=300)))
+    book.observe(decode_record(h.record("<", partition_state(2), lsn=450)))
+    source, partition = book.history(5, 42)
+    assert (source.table_name, source.valid_from_lsn, source.valid_to_lsn) == (
+        f"TBSPACEID=5,TABLEID=42,ATTACHED_LSN={450:016X}",
+        300,
+        450,
+    )
+    assert source.master is None and source.layout.columns[0].name == "C1"
+    assert (partition.table_name, partition.valid_from_lsn, partition.master) == (
+        "ORDERS",
+        450,
+        (2, 20),
+    )
+
+
+def test_layout_history_takes_the_master_catalog_from_the_partition_record():
+    """What int_db2luw_table_versions hands the UDF for ids only the log's 137 record names:
+    no catalog JSON of their own; the record carries its master table's as master_catalog."""
+    master = (
+        '{"tabschema": "SALES", "tabname": "ORDERS", "tbspaceid": 2, "tableid": 20, '
+        '"columns": [{"colname": "ID", "colno": 0, "typename": "INTEGER", "length": 4, '
+        '"scale": 0, "nulls": "N", "keyseq": 1}]}'
+    )
+    record = {
+        "lsn": 450,
+        "kind": "ddl_partition_state",
+        "table_space_identifier": 5,
+        "table_identifier": 42,
+        "master_table_space_identifier": 2,
+        "master_table_identifier": 20,
+        "partition_action": 1,
+        "master_catalog": master,
+    }
+    (version,) = functions.layout_history(None, None, [record])
+    assert (version["table_schema"], version["table_name"], version["valid_from_lsn"]) == (
+        "SALES",
+        "ORDERS",
+        450,
+    )
+    assert (version["master_table_space_identifier"], version["master_table_identifier"]) == (2, 20)
+    assert version["key_columns"] == ["ID"] and version["error"] is None
+    # a data partition of the export: its JSON names its table's ids
+    listed = master.replace(
+        '"tbspaceid": 2, "tableid": 20',
+        '"tbspaceid": 4, "tableid": 41, "master_tbspaceid": 2, "master_tableid": 20',
+    )
+    (version,) = functions.layout_history(listed, None, [])
+    assert (version["valid_from_lsn"], version["master_table_identifier"]) == (-1, 20)
+    # the table itself is no partition
+    (version,) = functions.layout_history(master, None, [])
+    assert version["master_table_identifier"] is None

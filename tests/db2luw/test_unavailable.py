@@ -149,7 +149,7 @@ def _reasons(change: dict) -> tuple[str, str]:
 
 
 def test_the_generator_writes_lobs_not_inline_and_rows_from_before_an_add_column(tmp_path):
-    from udfs.db2luw.generator import generate
+    from logmart_generators.db2luw import generate
 
     generate(tmp_path, transactions=200, seed=1)
     lines = [json.loads(line) for line in (tmp_path / "truth/db2luw/changes.jsonl").open()]

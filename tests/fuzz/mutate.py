@@ -333,7 +333,7 @@ def _data(row: dict) -> bytes:
 
 def read_db2luw(raw: Path, rng: random.Random) -> Counts:
     from udfs.db2luw import functions
-    from udfs.db2luw.rows import LAYOUT_KINDS
+    from udfs.db2luw.rows import LAYOUT_KINDS, LIFECYCLE_KINDS, PARTITION_KINDS
     from udfs.db2luw.source import Db2LuwReader, discover
 
     counts = Counts()
@@ -343,7 +343,8 @@ def read_db2luw(raw: Path, rng: random.Random) -> Counts:
         base.update(framing=rng.choice(("filter", "lsn")), byteorder=rng.choice(("little", "big")))
     byteorder = base.get("byteorder") or "little"
     tables = {}
-    for records in ("log", "catalog_tables", "catalog_columns"):
+    for records in ("log", "catalog_tables", "catalog_columns", "catalog_datapartitions",
+                    "catalog_datatypes"):  # fmt: skip
         tables[records] = _rows(_read_all(Db2LuwReader({**base, "records": records})))
         _account(tables[records], counts)
     for found in discover(root, raw):
@@ -356,53 +357,38 @@ def read_db2luw(raw: Path, rng: random.Random) -> Counts:
             check_db2luw_batch_path(found.path, base.get("framing"), byteorder)
     # layout versions per table (int_db2luw_table_versions), then every row image
     log = [r for r in tables["log"] if r["decode_error"] is None]
-    catalog: dict[tuple, dict] = {}
-    for table in (r for r in tables["catalog_tables"] if r["decode_error"] is None):
-        columns = [
-            {
-                k: c[k]
-                for k in (
-                    "colname",
-                    "colno",
-                    "typename",
-                    "length",
-                    "scale",
-                    "nulls",
-                    "compress",
-                    "inline_length",
-                    "keyseq",
-                )
-            }
-            for c in tables["catalog_columns"]
-            if c["decode_error"] is None
-            and (c["tabschema"], c["tabname"]) == (table["tabschema"], table["tabname"])
-        ]
-        key = (table["tbspaceid"], table["tableid"])
-        catalog[key] = {
-            **{
-                k: table[k] for k in ("tabschema", "tabname", "tbspaceid", "tableid", "compression")
-            },
-            "columns": columns,
-        }
+    catalog = _db2luw_catalog(tables)
     layout_records: dict[tuple, list] = {}
     for r in log:
-        if r["kind"] in LAYOUT_KINDS:
+        master = (r["master_table_space_identifier"], r["master_table_identifier"])
+        if r["kind"] in PARTITION_KINDS and master not in catalog:
+            continue  # as int_db2luw_table_versions: only partitions of a table it has
+        if (
+            r["kind"] in LAYOUT_KINDS
+            or r["kind"] in LIFECYCLE_KINDS
+            or r["kind"] in PARTITION_KINDS
+        ):
+            record = {
+                k: r[k]
+                for k in (
+                    "lsn",
+                    "kind",
+                    "table_space_identifier",
+                    "table_identifier",
+                    "old_columns",
+                    "new_columns",
+                    "column_id",
+                    "master_table_space_identifier",
+                    "master_table_identifier",
+                    "partition_action",
+                )
+            }
+            record["master_catalog"] = (
+                json.dumps(catalog[master]) if r["kind"] in PARTITION_KINDS else None
+            )
             layout_records.setdefault(
                 (r["table_space_identifier"], r["table_identifier"]), []
-            ).append(
-                {
-                    k: r[k]
-                    for k in (
-                        "lsn",
-                        "kind",
-                        "table_space_identifier",
-                        "table_identifier",
-                        "old_columns",
-                        "new_columns",
-                        "column_id",
-                    )
-                }
-            )
+            ).append(record)
     keys = sorted(set(catalog) | set(layout_records), key=str)
     catalog_texts = [json.dumps(catalog[k]) if k in catalog else None for k in keys]
     histories = functions.layout_history_arrow(
@@ -452,6 +438,60 @@ def check_db2luw_batch_path(path: Path, framing: str | None, byteorder: str) -> 
         ):
             raise InvariantError(f"{path.name}: the Db2 LUW batch decoder's rows differ from the "
                                  "per-record decoder's")  # fmt: skip
+
+
+def _db2luw_catalog(tables: dict[str, list[dict]]) -> dict[tuple, dict]:
+    """The catalog JSON int_db2luw_table_versions builds per ids: each table's columns (a
+    distinct type joined to SYSCAT.DATATYPES), and each data partition's ids with its table's
+    columns and the table's ids as master_tbspaceid / master_tableid."""
+    good = {name: [r for r in rows if r["decode_error"] is None] for name, rows in tables.items()}
+    datatypes = [t for t in good["catalog_datatypes"]
+                 if (t["metatype"] or "T") == "T" and t["sourcename"] is not None]  # fmt: skip
+    catalog: dict[tuple, dict] = {}
+    by_name: dict[tuple, dict] = {}
+    for table in good["catalog_tables"]:
+        columns = []
+        for c in good["catalog_columns"]:
+            if (c["tabschema"], c["tabname"]) != (table["tabschema"], table["tabname"]):
+                continue
+            column = {
+                k: c[k]
+                for k in (
+                    "colname",
+                    "colno",
+                    "typename",
+                    "length",
+                    "scale",
+                    "nulls",
+                    "compress",
+                    "inline_length",
+                    "keyseq",
+                )
+            }
+            for t in datatypes:
+                if (
+                    t["typename"] == c["typename"]
+                    and (c["typeschema"] or t["typeschema"]) == t["typeschema"]
+                ):
+                    column.update(sourcename=t["sourcename"], type_length=t["length"],
+                                  type_scale=t["scale"])  # fmt: skip
+            columns.append(column)
+        key = (table["tbspaceid"], table["tableid"])
+        catalog[key] = {
+            **{
+                k: table[k] for k in ("tabschema", "tabname", "tbspaceid", "tableid", "compression")
+            },
+            "columns": columns,
+        }
+        by_name[(table["tabschema"], table["tabname"])] = catalog[key]
+    for partition in good["catalog_datapartitions"]:
+        table = by_name.get((partition["tabschema"], partition["tabname"]))
+        key = (partition["tbspaceid"], partition["partitionobjectid"])
+        if table is not None and key not in catalog:
+            catalog[key] = {**table, "tbspaceid": key[0], "tableid": key[1],
+                            "master_tbspaceid": table["tbspaceid"],
+                            "master_tableid": table["tableid"]}  # fmt: skip
+    return catalog
 
 
 def read_soliddb(raw: Path, rng: random.Random) -> Counts:

@@ -31,7 +31,8 @@ STATEMENT_KINDS = {"CREATE INDEX": "create_index", "CREATE TABLE": "create_table
 DB2LUW_KINDS = {"create_table": "create_table", "initialize_table": "initialize_table",
                 "create_index": "create_index", "alter_table_attribute": "alter_table",
                 "add_columns": "add_column", "truncate": "truncate",
-                "drop_table": "drop_table"}  # fmt: skip
+                "drop_table": "drop_table",
+                "update_partition_state": "partition_state"}  # fmt: skip
 # solidDB DDL LOGRECIDs (004_… "DDL record ids").
 SOLIDDB_LOGRECIDS = {45: "create_table", 17: "drop_table", 47: "rename_table", 22: "alter_table",
                      73: "truncate", 16: "create_index", 18: "drop_index", 46: "create_view",
@@ -170,6 +171,12 @@ def test_db2luw_ddl_records(spark, demo):
     (truncate,) = [r for r in rows if r.change_kind == "truncate"]
     assert f"{truncate.table_schema}.{truncate.table_name}" == truncated["table"]
     assert int(truncate.log_position, 16) == truncated["lsn"]
+    # ALTER TABLE SHIPMENTS ADD PARTITION: the record on the new partition's ids is named as
+    # the table (interpretation 21), with the statement the log carries before it
+    (added_partition,) = [r for r in rows if r.change_kind == "partition_state"]
+    assert (added_partition.table_schema, added_partition.table_name) == ("SALES", "SHIPMENTS")
+    assert added_partition.details == "partition 2: add_partition"
+    assert added_partition.sql_text.startswith("ALTER TABLE SALES.SHIPMENTS ADD PARTITION P2026")
     for row in rows:
         if row.transaction_disposition != "aborted":
             assert row.transaction_disposition == "committed" and row.commit_position is not None

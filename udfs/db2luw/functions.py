@@ -3,15 +3,18 @@
 ``logmart_db2luw_layout_history(catalog_json, settings_json, layout_records)`` — called once
 per table ids (``group by`` capture, table space, table): the catalog export's columns as JSON
 (null when the ids are not in the export), the character settings, and the ids'
-initialize-table / add / drop / alter column and create / drop table records
-(``collect_list(struct(lsn, kind, …))``, any order). Returns every layout version of every
+initialize-table / add / drop / alter column, create / drop table and update partition state
+records (``collect_list(struct(lsn, kind, …))``, any order; a partition state record carries
+its master table's catalog JSON as ``master_catalog``). Returns every layout version of every
 table that had the ids in the capture (a dropped table's ids may be reused), built by
 :class:`udfs.db2luw.rows.LayoutBook`: ``valid_from_lsn`` (-1 = from the start of the capture),
 ``valid_to_lsn`` (exclusive; null = in force at the end), ``incarnation`` (1, 2, … per ids),
 ``table_schema`` / ``table_name`` / ``key_columns`` (the catalog's for the table there at the
 end, else ``TBSPACEID=..,TABLEID=..[,DROPPED_LSN=..]``), ``dropped_lsn``, ``layout_json`` (what
 ``logmart_db2luw_row`` reads), ``column_names``, ``column_types`` (as Db2 DDL spells them),
-``layout_source``; or, for a table no layout can be built for, one element with ``error`` set.
+``layout_source``, ``master_table_space_identifier`` / ``master_table_identifier`` (the
+partitioned table's ids while these ids are one of its data partitions, docs/db2luw.md
+interpretation 21); or, for a table no layout can be built for, one element with ``error`` set.
 
 ``logmart_db2luw_row(image, layout_json, byteorder)`` — one row image ("record header and
 data") decoded with a layout version: ``values`` and ``null_reasons`` in column order (the
@@ -70,7 +73,8 @@ LAYOUT_HISTORY_TYPE = (
     "array<struct<valid_from_lsn: bigint, valid_to_lsn: bigint, incarnation: int, "
     "table_schema: string, table_name: string, key_columns: array<string>, dropped_lsn: bigint, "
     "layout_json: string, column_names: array<string>, column_types: array<string>, "
-    "layout_source: string, error: string>>"
+    "layout_source: string, error: string, master_table_space_identifier: int, "
+    "master_table_identifier: int>>"
 )
 _HISTORY_ARROW = pa.list_(
     pa.struct(
@@ -87,6 +91,8 @@ _HISTORY_ARROW = pa.list_(
             ("column_types", pa.list_(pa.string())),
             ("layout_source", pa.string()),
             ("error", pa.string()),
+            ("master_table_space_identifier", pa.int32()),
+            ("master_table_identifier", pa.int32()),
         ]
     )
 )
@@ -164,17 +170,23 @@ def layout_history(
     catalog_text: str | None, settings_text: str | None, records: list[dict] | None
 ) -> list[dict[str, Any]]:
     """Every layout version of the tables of one pair of ids, or one element saying why there
-    is none."""
+    is none. An update partition state record (137/108) carries its master table's catalog
+    JSON as ``master_catalog`` (interpretation 21: the partition takes that table's layout)."""
     settings = json.loads(settings_text) if settings_text else {}
     records = sorted(records or [], key=lambda record: record["lsn"])
     try:
         catalog = _catalog(catalog_text)
         if catalog is None and not records:
             return []
-        book = LayoutBook({catalog_ids(catalog): catalog} if catalog else {})
+        layouts = {catalog_ids(catalog): catalog} if catalog else {}
+        for record in records:
+            master = _catalog(record.get("master_catalog"))
+            if master is not None:
+                layouts.setdefault(catalog_ids(master), master)
+        key = catalog_ids(catalog) if catalog else _record_ids(records[0])
+        book = LayoutBook(layouts, _catalog_partition(catalog_text, key))
         for record in records:
             book.observe(record)
-        key = catalog_ids(catalog) if catalog else _record_ids(records[0])
         versions = book.history(*key)
     except (DecodeError, KeyError, TypeError, ValueError) as exc:
         return [_failed(f"no table layout: {exc}")]
@@ -182,6 +194,17 @@ def layout_history(
         return [_failed("no table layout: neither the catalog export nor an initialize-table "
                         "record describes the table")]  # fmt: skip
     return [_version(version, settings) for version in versions]
+
+
+def _catalog_partition(
+    text: str | None, key: tuple[int, int]
+) -> dict[tuple[int, int], tuple[int, int]]:
+    """{partition ids: table ids} when the catalog JSON is a data partition's (SYSCAT.
+    DATAPARTITIONS: the SQL gives it its table's columns and ``master_tbspaceid/tableid``)."""
+    table = json.loads(text) if text else {}
+    if table.get("master_tbspaceid") is None or table.get("master_tableid") is None:
+        return {}
+    return {key: (int(table["master_tbspaceid"]), int(table["master_tableid"]))}
 
 
 def _version(version: LayoutVersion, settings: dict[str, str]) -> dict[str, Any]:
@@ -199,6 +222,8 @@ def _version(version: LayoutVersion, settings: dict[str, str]) -> dict[str, Any]
         "column_types": None if layout is None else [column_type(c) for c in layout.columns],
         "layout_source": None if layout is None else layout.source,
         "error": None if version.error is None else f"no table layout: {version.error}",
+        "master_table_space_identifier": None if version.master is None else version.master[0],
+        "master_table_identifier": None if version.master is None else version.master[1],
     }
 
 
@@ -206,7 +231,8 @@ def _failed(reason: str) -> dict[str, Any]:
     return {"valid_from_lsn": -1, "valid_to_lsn": None, "incarnation": 1, "table_schema": None,
             "table_name": None, "key_columns": None, "dropped_lsn": None, "layout_json": None,
             "column_names": None, "column_types": None, "layout_source": None,
-            "error": reason}  # fmt: skip
+            "error": reason, "master_table_space_identifier": None,
+            "master_table_identifier": None}  # fmt: skip
 
 
 _SIMPLE_TYPES = {

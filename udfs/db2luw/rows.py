@@ -456,6 +456,11 @@ LIFECYCLE_KINDS = frozenset(
     ("ddl_create_table", "ddl_drop_table", "undo_ddl_create_table", "undo_ddl_drop_table")
 )
 _ENDING_KINDS = frozenset(("ddl_drop_table", "undo_ddl_create_table"))
+# Update partition state records (002_… Table 28; 108 undoes 137): their DMS header carries the
+# data partition's ids, their body the partitioned (master) table's (interpretation 21).
+PARTITION_KINDS = frozenset(("ddl_partition_state", "undo_ddl_partition_state"))
+ATTACH_ACTIONS = frozenset((1, 2))  # Table 29: ADD PARTITION, ATTACH PARTITION
+DETACH_ACTIONS = frozenset((5, 6, 7, 8, 13, 15, 16, 18, 20, 21))  # Table 29: DETACH PARTITION
 
 
 class LayoutVersion(NamedTuple):
@@ -470,6 +475,9 @@ class LayoutVersion(NamedTuple):
     key_columns: tuple[str, ...]
     dropped_lsn: int | None = None  # LSN of the drop (or undone create) that ended the table
     error: str | None = None
+    # the partitioned table's (TBSPACEID, TABLEID) when these ids are one of its data
+    # partitions over this version (interpretation 21); None for a table's own ids
+    master: tuple[int, int] | None = None
 
 
 @dataclass
@@ -481,6 +489,9 @@ class _Incarnation:
     dropped_lsn: int | None = None
     being_created: bool = False  # a create table record came, its initialize table not yet
     records: list[dict] = dataclasses.field(default_factory=list)  # layout records, log order
+    master: tuple[int, int] | None = None  # a data partition of this table (interpretation 21)
+    attached_lsn: int | None = None  # an ADD/ATTACH PARTITION made the ids a partition here
+    detached_lsn: int | None = None  # a DETACH PARTITION ended the partition here
 
 
 class LayoutBook:
@@ -499,17 +510,31 @@ class LayoutBook:
     capture is the catalog's: the earlier ones are described by their own records only
     (columns ``C1``..``Cn``, named ``TBSPACEID=..,TABLEID=..,DROPPED_LSN=<16 hex digits>``, or
     ``DROPPED_BEFORE_LSN=`` the next table's first LSN when the capture has no drop record).
+
+    Data partitions (interpretation 21): an update partition state record (137) of ADD or
+    ATTACH PARTITION whose master table the catalog has makes its ids (the record's DMS
+    header) a partition of that table from its own LSN on: the table's layout and name on the
+    partition's ids. A DETACH PARTITION record ends that after its own LSN (rows before it stay
+    the table's; what follows on the ids is the detached table, the catalog's if it has the
+    ids). A 108 record undoes the latest 137 of the same ids and action. ``partitions`` maps
+    the catalog's own data partitions (SYSCAT.DATAPARTITIONS) to their table's ids.
     """
 
-    def __init__(self, catalog: dict[tuple[int, int], TableLayout] | None = None):
+    def __init__(
+        self,
+        catalog: dict[tuple[int, int], TableLayout] | None = None,
+        partitions: dict[tuple[int, int], tuple[int, int]] | None = None,
+    ):
         self.catalog = dict(catalog or {})
+        self.partitions = dict(partitions or {})
         self._records: dict[tuple[int, int], list[dict]] = {}
         self._histories: dict[tuple[int, int], list[LayoutVersion]] = {}
 
     def observe(self, record: dict) -> None:
-        """Take a ``decode_record`` dict; only layout and create/drop table records count."""
+        """Take a ``decode_record`` dict; only layout, create/drop table and partition state
+        records count."""
         kind = record.get("kind")
-        if kind not in LAYOUT_KINDS and kind not in LIFECYCLE_KINDS:
+        if kind not in LAYOUT_KINDS and kind not in LIFECYCLE_KINDS and kind not in PARTITION_KINDS:
             return
         key = (record["table_space_identifier"], record["table_identifier"])
         self._records.setdefault(key, []).append(record)
@@ -519,7 +544,9 @@ class LayoutBook:
         """Every version of the tables that had these ids, in LSN order."""
         key = (table_space, table)
         if key not in self._histories:
-            self._histories[key] = _history(key, self._records.get(key, []), self.catalog.get(key))
+            self._histories[key] = _history(
+                key, self._records.get(key, []), self.catalog, self.partitions.get(key)
+            )
         return self._histories[key]
 
     def version_at(self, table_space: int, table: int, lsn: int) -> LayoutVersion | None:
@@ -537,10 +564,39 @@ class LayoutBook:
         return None if version is None else version.layout
 
 
-def _incarnations(records: list[dict], has_catalog: bool) -> list[_Incarnation]:
-    """Cut one pair of ids' records (any order) into the tables that had the ids."""
+def _master_ids(record: dict) -> tuple[int, int]:
+    return record["master_table_space_identifier"], record["master_table_identifier"]
+
+
+def _partition_records(records: list[dict], masters: Iterable[tuple[int, int]]) -> list[dict]:
+    """The update partition state records that map ids: those of a master table the catalog
+    has, without the ones a rollback record (108, same action) undid, and without the 108s."""
+    kept: list[dict] = []
+    for record in sorted(records, key=lambda r: r["lsn"]):
+        if record["kind"] not in PARTITION_KINDS or _master_ids(record) not in masters:
+            continue
+        if record["kind"] == "ddl_partition_state":
+            kept.append(record)
+            continue
+        undone = [n for n, r in enumerate(kept)
+                  if r["partition_action"] == record["partition_action"]]  # fmt: skip
+        if undone:
+            del kept[undone[-1]]
+    return kept
+
+
+def _incarnations(
+    records: list[dict], has_catalog: bool, masters: Iterable[tuple[int, int]] = ()
+) -> list[_Incarnation]:
+    """Cut one pair of ids' records (any order) into the tables that had the ids; ``masters``:
+    the ids of the tables whose partition state records count (the catalog's)."""
     done: list[_Incarnation] = []
     current: _Incarnation | None = None  # the table that has the ids now (not dropped)
+    detached = False  # a DETACH ended the partition: more detach records are the same detach
+    masters = set(masters)
+    records = [r for r in records if r["kind"] not in PARTITION_KINDS] + _partition_records(
+        [r for r in records if r["kind"] in PARTITION_KINDS], masters
+    )
 
     def begin(start: int) -> _Incarnation:
         nonlocal current
@@ -558,7 +614,18 @@ def _incarnations(records: list[dict], has_catalog: bool) -> list[_Incarnation]:
 
     for record in sorted(records, key=lambda r: r["lsn"]):
         kind, lsn = record["kind"], record["lsn"]
-        if kind == "ddl_create_table":
+        if kind == "ddl_partition_state":
+            action = record["partition_action"]
+            if action in ATTACH_ACTIONS and not (
+                current is not None and current.master == _master_ids(record)
+            ):
+                table = current if current is not None and current.being_created else begin(lsn)
+                table.master, table.attached_lsn, detached = _master_ids(record), lsn, False
+            elif action in DETACH_ACTIONS and not detached:
+                table = resume()
+                table.master = table.master or _master_ids(record)
+                table.end, table.detached_lsn, current, detached = lsn + 1, lsn, None, True
+        elif kind == "ddl_create_table":
             if current is None or not current.being_created:  # a second one: MDC block map
                 begin(lsn).being_created = True
         elif kind == "ddl_initialize_table":
@@ -583,21 +650,27 @@ def _incarnations(records: list[dict], has_catalog: bool) -> list[_Incarnation]:
 
 
 def _history(
-    key: tuple[int, int], records: list[dict], catalog: TableLayout | None
+    key: tuple[int, int],
+    records: list[dict],
+    catalog: dict[tuple[int, int], TableLayout],
+    partition_of: tuple[int, int] | None = None,
 ) -> list[LayoutVersion]:
-    incarnations = _incarnations(records, catalog is not None)
+    own = catalog.get(key)
+    incarnations = _incarnations(records, own is not None, catalog)
     history = []
     for number, table in enumerate(incarnations, 1):
-        live = table.end is None
-        base = catalog if live else None
+        base, master = _base(table, key, catalog, partition_of)
         names = [c.name for c in base.columns] if base else []
         attributes = _identity(base, key)
         if base is not None:
             name = base.name
         else:
             name = f"TBSPACEID={key[0]},TABLEID={key[1]}"
+            following = incarnations[number] if number < len(incarnations) else None
             if table.dropped_lsn is not None:
                 name += f",DROPPED_LSN={table.dropped_lsn:016X}"
+            elif following is not None and following.attached_lsn == table.end:
+                name += f",ATTACHED_LSN={table.end:016X}"  # now a partition of another table
             elif table.end is not None:  # a later table took the ids; its drop is not logged
                 name += f",DROPPED_BEFORE_LSN={table.end:016X}"
         common = {
@@ -606,6 +679,7 @@ def _history(
             "table_name": name,
             "key_columns": base.key_columns if base else (),
             "dropped_lsn": table.dropped_lsn,
+            "master": master,
         }
         try:
             versions = _versions(table, base, names, attributes)
@@ -620,6 +694,22 @@ def _history(
             end = versions[n + 1][0] if n + 1 < len(versions) else table.end
             history.append(LayoutVersion(start, end, layout, **common))
     return history
+
+
+def _base(
+    table: _Incarnation,
+    key: tuple[int, int],
+    catalog: dict[tuple[int, int], TableLayout],
+    partition_of: tuple[int, int] | None,
+) -> tuple[TableLayout | None, tuple[int, int] | None]:
+    """The catalog layout an incarnation starts from, and its master table when it is a data
+    partition: the catalog's own entry for the table there at the end (the export is the
+    state at the end), else, for a partition the log attached or detached, its master's."""
+    if table.end is None and key in catalog:
+        return catalog[key], table.master or partition_of
+    if table.master is not None and table.master in catalog:
+        return partition_layout(catalog[table.master], key), table.master
+    return None, None
 
 
 def _versions(

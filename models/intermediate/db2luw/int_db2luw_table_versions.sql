@@ -3,7 +3,10 @@
 -- the registered UDF logmart_db2luw_layout_history (udfs/db2luw/functions.py). A row change is
 -- decoded with the version in force at its LSN: valid_from_lsn <= lsn < valid_to_lsn. A DROP
 -- TABLE ends a table's versions after the drop record; a table created later with the same
--- table space and table ids is another incarnation, with its own layout and name.
+-- table space and table ids is another incarnation, with its own layout and name. A data
+-- partition's ids take its table's layout and name (docs/db2luw.md interpretation 21): from
+-- the start when catalog/datapartitions.csv lists them, else from the log's ADD/ATTACH
+-- PARTITION record (update partition state, 137) on, until a DETACH PARTITION record.
 with
 
 catalog_tables as (
@@ -29,13 +32,16 @@ catalog_datatypes as (
 
 catalog_ids as (
     -- each table's own ids, and each of its data partitions' (TBSPACEID, PARTITIONOBJECTID):
-    -- the ids a partition's records carry, decoded with the table's layout and name
+    -- the ids a partition's records carry, decoded with the table's layout and name; a
+    -- partition's master ids are its table's
     select
         capture,
         tabschema,
         tabname,
         tbspaceid,
-        tableid
+        tableid,
+        cast(null as int) as master_tbspaceid,
+        cast(null as int) as master_tableid
     from catalog_tables
     union
     select
@@ -43,18 +49,20 @@ catalog_ids as (
         catalog_datapartitions.tabschema,
         catalog_datapartitions.tabname,
         catalog_datapartitions.tbspaceid,
-        catalog_datapartitions.partitionobjectid as tableid
+        catalog_datapartitions.partitionobjectid as tableid,
+        owners.tbspaceid as master_tbspaceid,
+        owners.tableid as master_tableid
     from catalog_datapartitions
+    inner join catalog_tables as owners
+        on
+            catalog_datapartitions.capture = owners.capture
+            and catalog_datapartitions.tabschema = owners.tabschema
+            and catalog_datapartitions.tabname = owners.tabname
     left anti join catalog_tables
         on
             catalog_datapartitions.capture = catalog_tables.capture
             and catalog_datapartitions.tbspaceid = catalog_tables.tbspaceid
             and catalog_datapartitions.partitionobjectid = catalog_tables.tableid
-),
-
-layout_records as (
-    select * from {{ ref('stg_db2luw__ddl_records') }}
-    where changes_layout
 ),
 
 catalog_layouts as (
@@ -84,6 +92,8 @@ catalog_layouts as (
                 'tabname', catalog_tables.tabname,
                 'tbspaceid', catalog_ids.tbspaceid,
                 'tableid', catalog_ids.tableid,
+                'master_tbspaceid', catalog_ids.master_tbspaceid,
+                'master_tableid', catalog_ids.master_tableid,
                 'compression', catalog_tables.compression,
                 'columns', collect_list(
                     case
@@ -128,9 +138,28 @@ catalog_layouts as (
         catalog_ids.capture,
         catalog_ids.tbspaceid,
         catalog_ids.tableid,
+        catalog_ids.master_tbspaceid,
+        catalog_ids.master_tableid,
         catalog_tables.tabschema,
         catalog_tables.tabname,
         catalog_tables.compression
+),
+
+layout_records as (
+    -- layout and create/drop table records; and update partition state records (137, undo
+    -- 108) of a master table the catalog has, each carrying that table's catalog JSON (the
+    -- layout its partition's ids take)
+    select
+        ddl_records.*,
+        masters.catalog_json as master_catalog
+    from {{ ref('stg_db2luw__ddl_records') }} as ddl_records
+    left join catalog_layouts as masters
+        on
+            ddl_records.kind in ('ddl_partition_state', 'undo_ddl_partition_state')
+            and ddl_records.capture = masters.capture
+            and ddl_records.master_table_space_identifier = masters.table_space_identifier
+            and ddl_records.master_table_identifier = masters.table_identifier
+    where ddl_records.changes_layout or masters.catalog_json is not null
 ),
 
 layout_record_lists as (
@@ -146,7 +175,11 @@ layout_record_lists as (
                 'table_identifier', table_identifier,
                 'old_columns', old_columns,
                 'new_columns', new_columns,
-                'column_id', column_id
+                'column_id', column_id,
+                'master_table_space_identifier', master_table_space_identifier,
+                'master_table_identifier', master_table_identifier,
+                'partition_action', partition_action,
+                'master_catalog', master_catalog
             )
         ) as layout_records
     from layout_records
@@ -202,6 +235,8 @@ versions as (
         table_version.column_types,
         table_version.layout_json,
         table_version.error as layout_error,
+        table_version.master_table_space_identifier,
+        table_version.master_table_identifier,
         coalesce(
             table_version.table_name,
             described_tables.table_name,

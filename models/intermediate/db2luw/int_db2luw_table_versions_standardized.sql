@@ -3,7 +3,8 @@
 -- for the layout in force from the start of the capture. A table created inside the capture
 -- (initialize-table record) has no version before its creation: the catalog export's layout
 -- the decoder keeps for the positions before it is left out. A committed DROP TABLE ends
--- the version in force at it.
+-- the version in force at it. A data partition's versions are left out: its rows are its
+-- table's, whose own versions describe them (docs/db2luw.md interpretation 21).
 with
 
 versions as (
@@ -14,7 +15,7 @@ versions as (
             order by version_number
         ) as next_layout_source
     from {{ ref('int_db2luw_table_versions') }}
-    where layout_error is null
+    where layout_error is null and master_table_identifier is null
 ),
 
 drops as (
