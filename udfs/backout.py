@@ -12,11 +12,12 @@ commit position, transaction, change sequence) that is not itself selected and
   partition-level ones included, whatever their key range); or
 - changes a table after a truncate the selection backs out (its UNDO inserts rows again).
 
-It is a query the CLI runs for the selection, not a mart: a relation over every pair of
+It is a query the CLI runs for the selection, not a table: a table over every pair of
 changes to the same row would be built on every `logmart build` (issue 16: build time) for
 selections nobody has made yet, while the selection's query joins its few changes to the later
-changes of the same tables only (an equality join on the row). `conflicts_sql` gives the query
-for a selection, to run elsewhere (`logmart query`, a BI tool over `logmart serve`).
+changes of the same tables only (an equality join on the row). For BI the same rules are the
+view `marts.rpt_backout_conflicts` (models/marts/audit, macro backout_row_identity: keep it and
+`row_identity` below saying the same), which the build does not compute.
 """
 
 from __future__ import annotations

@@ -420,3 +420,35 @@ def test_a_script_over_a_transaction_with_compensation_records_says_so(spark, de
         in script
     )
     assert "INCOMPLETETRANS" not in script
+
+
+def test_the_bi_view_pairs_the_changes_as_the_undo_check_does(spark, demo):
+    """marts.rpt_backout_conflicts (a view for BI) gives, for one transaction, the pairs and
+    reasons `logmart sql undo --transaction T` finds: in every source, for transactions with
+    later work on their rows and without."""
+    from udfs.backout import latest_transactions_sql
+
+    latest = spark.sql(latest_transactions_sql()).collect()
+    picked = []
+    for source in ("db2zos", "db2luw", "soliddb"):  # two refused and one not, per source
+        mine = [r for r in latest if r.source_system == source]
+        picked += [r for r in mine if r.later_transactions][:2]
+        picked += [r for r in mine if not r.later_transactions][:1]
+    assert {r.source_system for r in picked} == {"db2zos", "db2luw", "soliddb"}
+    assert any(r.later_transactions for r in picked)
+    for r in picked:
+        selection = Selection(
+            transaction=r.transaction_id, source_system=r.source_system, log_stream=r.log_stream
+        )
+        want = {(c.change_id, c.later_change_id, c.reason) for c in conflicts(spark, selection)}
+        got = {
+            (v.change_id, v.later_change_id, v.reason)
+            for v in spark.sql(
+                "select * from marts.rpt_backout_conflicts "
+                f"where source_system = '{r.source_system}' and log_stream = '{r.log_stream}' "
+                f"and transaction_id = '{r.transaction_id}' "
+                "and later_transaction_id <> transaction_id"
+            ).collect()
+        }
+        assert got == want, r.transaction_id
+        assert bool(got) == bool(r.later_transactions)
