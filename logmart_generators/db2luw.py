@@ -64,10 +64,11 @@ TYPE_CODES = {
     "BIGINT": 0x0005, "DECFLOAT16": 0x0006, "DECFLOAT34": 0x0007, "CHARACTER": 0x0100,
     "VARCHAR": 0x0101, "DATE": 0x0105, "TIME": 0x0106, "TIMESTAMP": 0x0107, "BLOB": 0x0108,
     "CLOB": 0x0109, "BOOLEAN": 0x010F, "BINARY": 0x0110, "VARBINARY": 0x0111, "GRAPHIC": 0x0200,
-    "VARGRAPHIC": 0x0201, "DBCLOB": 0x0203,
+    "VARGRAPHIC": 0x0201, "DBCLOB": 0x0203, "LONG VARCHAR": 0x0104,
 }  # fmt: skip
-VARYING = {"VARCHAR", "VARBINARY", "VARGRAPHIC", "BLOB", "CLOB", "DBCLOB"}
+VARYING = {"VARCHAR", "VARBINARY", "VARGRAPHIC", "BLOB", "CLOB", "DBCLOB", "LONG VARCHAR"}
 LOBS = ("BLOB", "CLOB", "DBCLOB")
+LONGS = ("LONG VARCHAR",)  # a long field object: the row holds a descriptor, never the value
 WIDTHS = {"SMALLINT": 2, "INTEGER": 4, "BIGINT": 8, "REAL": 4, "DOUBLE": 8, "DECFLOAT16": 8,
           "DECFLOAT34": 16, "DATE": 4, "TIME": 3, "TIMESTAMP": 10, "BOOLEAN": 1}  # fmt: skip
 
@@ -165,6 +166,7 @@ def _tables() -> list[Table]:
         c("C_VARBIN", "VARBINARY", 16), c("C_GRAPHIC", "GRAPHIC", 4),
         c("C_VARGRAPHIC", "VARGRAPHIC", 20), c("C_CLOB", "CLOB", 1024, inline=200),
         c("C_BLOB", "BLOB", 1024, inline=200), c("C_DBCLOB", "DBCLOB", 512, inline=200),
+        c("C_LONG", "LONG VARCHAR", 32700),
     ], key="ID")  # fmt: skip
     orders = Table("SALES", "ORDERS", 2, 11, [
         c("ORDER_ID", "BIGINT", nullable=False), c("CUSTOMER", "VARCHAR", 20, nullable=False),
@@ -290,10 +292,24 @@ def lob_descriptor(col: Col, value: Any, bo: str) -> bytes:
     return b"\x01\x00\x00\x00" + struct.pack(bo + "I", size) + bytes(LOB_DESCRIPTOR_SIZE - 8)
 
 
+# A LONG VARCHAR value lives in the table's long field object: the row holds a long field
+# descriptor (its offset and length in the fixed section, like a VARCHAR's), and the log does
+# not carry the value. The descriptor is not in the specs either; the generator writes 24 bytes
+# of its own: a first byte 0x02, then the value's length.
+LONG_DESCRIPTOR_SIZE = 24
+
+
+def long_descriptor(value: str, bo: str) -> bytes:
+    """The generator's long field descriptor (:data:`LONG_DESCRIPTOR_SIZE` bytes)."""
+    size = len(value.encode("utf-8"))
+    return b"\x02\x00\x00\x00" + struct.pack(bo + "I", size) + bytes(LONG_DESCRIPTOR_SIZE - 8)
+
+
 def unavailable_columns(table: Table, values: dict | None, version: int) -> dict | None:
     """The truth's reasons for an image written in ``version`` of the table (udfs/unavailable.py
     vocabulary): ``added_after_row`` for a column of the current version that the image's
-    version lacks, ``not_logged_lob`` for a LOB not inline; None when there is no image."""
+    version lacks, ``not_logged_lob`` for a LOB not inline, ``not_logged_long`` for a LONG
+    VARCHAR value (never in the row); None when there is no image."""
     if values is None:
         return None
     written = {c.name for c in table.versions[version]}
@@ -303,6 +319,8 @@ def unavailable_columns(table: Table, values: dict | None, version: int) -> dict
             reasons[col.name] = "added_after_row"
         elif lob_not_inline(col, values.get(col.name)):
             reasons[col.name] = "not_logged_lob"
+        elif col.type in LONGS and values.get(col.name) is not None:
+            reasons[col.name] = "not_logged_long"
     return reasons
 
 
@@ -360,6 +378,8 @@ def encode_value(col: Col, value: Any, bo: str) -> bytes:
         return bytes.fromhex(value.strftime("%Y%m%d%H%M%S%f"))
     if t == "BOOLEAN":
         return b"\x01" if value else b"\x00"
+    if t in LONGS:
+        return long_descriptor(value, bo)
     if t in LOBS and lob_not_inline(col, value):
         return lob_descriptor(col, value, bo)
     if t in LOBS:
@@ -719,6 +739,9 @@ class Workload:
 
     def __init__(self, out: LogWriter, truth, rng: random.Random, bo: str):
         self.out, self.truth, self.rng, self.bo = out, truth, rng, bo
+        # SALES.ALLTYPES's LONG VARCHAR values: from a second generator seeded from rng's state
+        # (without drawing from it), so the other columns' values stay as they were without it
+        self.side_rng = random.Random(repr(rng.getstate()))
         self.tables = {t.name: t for t in _tables()}
         self.created = {"ALLTYPES", "ORDERS", "ACCOUNTS", "STAGING", "MDC_SALES", "SHIPMENTS"}
         self.next_tid = 0x4C1A7E
@@ -1022,7 +1045,15 @@ class Workload:
             "C_CLOB": m(self._clob_text()),
             "C_BLOB": m(r.randbytes(r.randint(0, 40))),
             "C_DBCLOB": m(r.choice(("", "double-byte LOB", "長い文字列", "grüße"))),
+            "C_LONG": self._long_text(),
         }
+
+    def _long_text(self) -> str | None:
+        """A LONG VARCHAR value (issue 14 item 9: the log does not carry it), or NULL."""
+        side = self.side_rng
+        if side.random() < 0.2:
+            return None
+        return " ".join(side.choice(("long", "field", "object", "Zürich")) for _ in range(40))
 
     def _row_orders(self, key: int) -> dict:
         r = self.rng
@@ -1081,9 +1112,15 @@ class Workload:
 
     def random_changes(self, table: Table) -> dict:
         fresh = self.random_row(table, key=0)
-        names = [c.name for c in table.versions[-1]
-                 if c.name not in (table.key, table.partitioned_by)]  # fmt: skip
+        names = [
+            c.name
+            for c in table.versions[-1]
+            if c.name not in (table.key, table.partitioned_by) and c.type not in LONGS
+        ]
         picked = self.rng.sample(names, k=min(len(names), self.rng.randint(1, 3)))
+        # a LONG VARCHAR changes now and then, decided by the second generator (_long_text)
+        longs = [c.name for c in table.versions[-1] if c.type in LONGS]
+        picked += [name for name in longs if self.side_rng.random() < 0.3]
         return {name: fresh.get(name) for name in picked}
 
 

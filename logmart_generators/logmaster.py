@@ -30,8 +30,9 @@ are silent, so a decoder can be checked against them:
   'DB2I'), EXPANDVAR 'N', SEGMENTED/DDLOBJECTS/LOBSINCLUDED 'Y', XMLINCLUDED 'N').
 * DTBI: the 705-byte form [1]; fields at the hex offsets [2]; SEQUENCENUMBER '001';
   UNTRAN*FLAG 'N' with UNITABLE* lengths '000' and blank names; LOBSINCLUDED 'Y' (DOCS.
-  DOCUMENT_NOTE: 'N'), XMLINCLUDED 'N'. A table whose owner is longer than 8 / name longer
-  than 18 gets SHORTOWNER = first 8 characters, SHORTNAME = first 14 characters + '0001';
+  DOCUMENT_NOTE: 'N'), XMLINCLUDED 'N' (DOCS.NOTE_REVIEW has an XML column: its present values
+  are x'00' x'0000', no data, ``not_logged_xml``). A table whose owner is longer than 8 / name
+  longer than 18 gets SHORTOWNER = first 8 characters, SHORTNAME = first 14 characters + '0001';
   LLDF carries those short forms [9].
 * DLCI: 193 bytes. The spec's VERSION row reads "190 | B4": decimal 190 is right (README rule 2,
   corrected): COLUMNNAME CHAR(128) from 62 ends there and VERSION then ends at the total 193
@@ -84,6 +85,8 @@ are silent, so a decoder can be checked against them:
   With LOBSINCLUDED 'N' (DOCS.DOCUMENT_NOTE) a present LOB is x'00' x'0000' (no data) and the
   truth renders it null, naming it in ``before_unavailable`` / ``after_unavailable`` (changes)
   and ``unavailable`` (tables.json, per row) as ``not_logged_lob``; a NULL LOB is x'FF' x'0000'.
+  DOCS.NOTE_REVIEW's first rows were written before its last column (SCORE) was added: their
+  images end after the column before it, ``added_after_row`` (docs/logmaster.md).
   (DBCLOB is not generated: its length unit is an open question.) INT big-endian two's
   complement; DEC packed (sign C, some F, D negative); FLOT IBM hexadecimal floating point
   (exact encoder below); DATE/TIME/DTTM/DTTZ in the DLDS date format (LLCOLUMNLEN 10/8/26/32
@@ -379,9 +382,9 @@ def build_record(layout: Layout, size: int, values: dict[str, bytes]) -> bytes:
 
 # --- tables -------------------------------------------------------------------------------------
 
-VARYING = frozenset({"VCHR", "VGRF", "LVCH", "LVGR", "ROWI", "BLOB", "CLOB"})
+VARYING = frozenset({"VCHR", "VGRF", "LVCH", "LVGR", "ROWI", "BLOB", "CLOB", "XML"})
 DOUBLE_BYTE = frozenset({"GRPH", "VGRF", "LVGR"})
-INTERNAL_BYTES = {"DATE": 4, "TIME": 3, "DTTM": 10, "DTTZ": 12, "BLOB": 6, "CLOB": 6}
+INTERNAL_BYTES = {"DATE": 4, "TIME": 3, "DTTM": 10, "DTTZ": 12, "BLOB": 6, "CLOB": 6, "XML": 6}
 FIXED_TEXT_LENGTH = {"DATE": 10, "TIME": 8, "DTTM": 26, "DTTZ": 32}
 
 
@@ -406,12 +409,17 @@ class Col:
         return self.type in ("BLOB", "CLOB")
 
     @property
+    def lob_like(self) -> bool:
+        """LOBs and XML: no length prefix in the internal row, LLNULLS 'L' when nullable."""
+        return self.lob or self.type == "XML"
+
+    @property
     def precision(self) -> int | None:
         return 2 * self.length - 1 if self.type == "DEC" else None
 
     def internal_bytes(self) -> int:
         base = INTERNAL_BYTES.get(self.type, self.length)
-        return base + (2 if self.varying and not self.lob else 0) + (1 if self.nullable else 0)
+        return base + (2 if self.varying and not self.lob_like else 0) + (1 if self.nullable else 0)
 
     def loglog_bytes(self) -> int:
         return self.length + (2 if self.varying else 0) + (1 if self.nullable else 0)
@@ -441,6 +449,15 @@ class Table:
     limit_keys: tuple[tuple, ...] = ()
     date_format: str = "DB2I"  # the extract's DLDS DATEFORMAT: how DATE/TIME/DTTM/DTTZ are written
     lobs_included: bool = True  # DTBI LOBSINCLUDED: N leaves LOB values out of the row images
+    xml_included: bool = False  # DTBI XMLINCLUDED: N leaves XML values out of the row images
+    # ALTER TABLE ADD COLUMN: the last ``added_columns`` columns were added after the first
+    # ``rows_before_add`` rows were written; those rows' images end before them (short_keys)
+    added_columns: int = 0
+    rows_before_add: int = 0
+    short_keys: set[tuple] = field(default_factory=set)
+    # values and log positions drawn from the World's second random generator, so that this
+    # table's changes leave the other tables' values as an extract without it has them
+    side_random: bool = False
     rows: dict[tuple, dict[str, Any]] = field(default_factory=dict)
     next_key: int = 0
 
@@ -532,6 +549,7 @@ def _tables() -> list[Table]:
             C("FULL_NAME", "VCHR", 40), C("MANAGER_ID", "INT", 4, null=True),
         ), lambda n: (70_000 + n,), version=1),
         _notes_table(),
+        _reviews_table(),
     ]  # fmt: skip
 
 
@@ -544,11 +562,41 @@ def _notes_table() -> Table:
     ), lambda n: (1 + n,), lobs_included=False)  # fmt: skip
 
 
+def _reviews_table() -> Table:
+    """A table extracted with DTBI XMLINCLUDED 'N' whose last column was added (ALTER TABLE
+    ADD COLUMN) after its first rows were written (issue 14 item 9): a present XML value is not
+    in the row images (``not_logged_xml``) and the rows written before the ALTER are logged
+    with the shorter image (``added_after_row``). One table version (DTBI VERSION 1, with the
+    added column) for the whole extract: a simplification (docs/logmaster.md "Row images").
+    Its values come from the World's second random generator (:attr:`Table.side_random`)."""
+    return Table("DOCS", "NOTE_REVIEW", "DBDOCS", "TSREVIEW", 0x0130, 0x0006, 0x0007, "E", (
+        C("REVIEW_ID", "INT", 4, key=1), C("VERDICT", "VCHR", 40),
+        Col("REVIEW_XML", "XML", 0, nullable=True), C("SCORE", "DEC", 3, 2, null=True),
+    ), lambda n: (1 + n,), version=1, added_columns=1, rows_before_add=12,
+        side_random=True)  # fmt: skip
+
+
 def excluded_lob(table: Table, col: Col, value: Any) -> bool:
-    """A LOB value the row image does not hold: present (not NULL) in a table whose DTBI says
-    LOBSINCLUDED 'N'. The image writes its null byte x'00' and a u16 length 0, no data (the
-    null byte tells it from a NULL, x'FF' x'0000')."""
-    return col.lob and not table.lobs_included and value is not None
+    """A LOB (or XML) value the row image does not hold: present (not NULL) in a table whose
+    DTBI says LOBSINCLUDED (XMLINCLUDED) 'N'. The image writes its null byte x'00' and a u16
+    length 0, no data (the null byte tells it from a NULL, x'FF' x'0000')."""
+    return value is not None and excluded_reason(table, col) is not None
+
+
+def excluded_reason(table: Table, col: Col) -> str | None:
+    """Why a present value of ``col`` is not in the row images, or None when it is."""
+    if col.lob and not table.lobs_included:
+        return "not_logged_lob"
+    if col.type == "XML" and not table.xml_included:
+        return "not_logged_xml"
+    return None
+
+
+def added_after(table: Table, row: dict[str, Any]) -> list[Col]:
+    """The columns added after ``row`` was written: its image ends before them."""
+    if not table.added_columns or table.key_of(row) not in table.short_keys:
+        return []
+    return list(table.columns[-table.added_columns :])
 
 
 def unavailable_columns(table: Table, row: dict[str, Any] | None) -> dict[str, str] | None:
@@ -556,7 +604,14 @@ def unavailable_columns(table: Table, row: dict[str, Any] | None) -> dict[str, s
     whose values the log does not carry, with why (``udfs/unavailable.py``'s vocabulary)."""
     if row is None:
         return None
-    return {c.name: "not_logged_lob" for c in table.columns if excluded_lob(table, c, row[c.name])}
+    added = {c.name for c in added_after(table, row)}
+    reasons = {}
+    for c in table.columns:
+        if c.name in added:
+            reasons[c.name] = "added_after_row"
+        elif excluded_lob(table, c, row[c.name]):
+            reasons[c.name] = excluded_reason(table, c)
+    return reasons
 
 
 # --- values: generated, encoded into row images, rendered for the truth ------------------------
@@ -641,6 +696,8 @@ def new_value(col: Col, table: Table, rng: random.Random) -> Any:
         moment = _moment(rng, 1990)
         text = moment.strftime("%Y-%m-%d-%H.%M.%S.") + f"{moment.microsecond:06d}"
         return text + rng.choice(ZONES) if kind == "DTTZ" else text
+    if kind == "XML":  # a small document (never in the log: XMLINCLUDED 'N')
+        return f'<review n="{rng.randrange(1000)}">{rng.choice(WORDS)}</review>'
     if col.bits or kind in ("ROWI", "BLOB"):
         if kind == "BLOB":  # empty, small, or big enough to need segments
             return rng.randbytes(rng.choice((0, 40, rng.randrange(4000, col.length))))
@@ -733,9 +790,11 @@ def encode_value(col: Col, value: Any, codec: str, date_format: str = "DB2I") ->
 
 
 def row_image(table: Table, row: dict[str, Any]) -> bytes:
-    """Columns in LLCOLUMNNUM order (interpretation 4)."""
+    """Columns in LLCOLUMNNUM order (interpretation 4); a row written before an ADD COLUMN
+    ends before the added columns."""
     codec, parts = table.text_codec(), []
-    for col in table.columns:
+    added = added_after(table, row)
+    for col in table.columns[: len(table.columns) - len(added)]:
         value = row[col.name]
         if col.nullable:
             parts.append(b"\xff" if value is None else b"\x00")
@@ -827,6 +886,13 @@ def segments(data: bytes) -> list[bytes]:
 # --- log positions ------------------------------------------------------------------------------
 
 
+def side_random(rng: random.Random) -> random.Random:
+    """A second generator seeded from ``rng``'s state without drawing from it: what a table
+    with ``side_random`` draws, so that ``rng``'s sequence is the one an extract without that
+    table draws."""
+    return random.Random(repr(rng.getstate()))
+
+
 class Log:
     """Hands out increasing (time, LRSN, RBA) positions, as Db2 writes log records."""
 
@@ -838,8 +904,10 @@ class Log:
         self.extended_rba = EXTENDED_RBA_BASE
         self.last_rba = bytes(10)
 
-    def next(self, nbytes: int) -> tuple[dt.datetime, bytes, bytes]:
-        self.clock += dt.timedelta(microseconds=self.rng.randint(300, 30_000))
+    def next(
+        self, nbytes: int, rng: random.Random | None = None
+    ) -> tuple[dt.datetime, bytes, bytes]:
+        self.clock += dt.timedelta(microseconds=(rng or self.rng).randint(300, 30_000))
         self.count += 1
         tod = tod_clock(self.clock)
         if self.count <= LEGACY_POSITIONS:  # 6-byte-origin values, placed per the footnote
@@ -971,6 +1039,10 @@ class World:
         self.log, self.rng = log, rng
         self.locks: dict[tuple[str, tuple], int] = {}
         self.weights = [3, 3, 2, 2, 1, 2, 1]
+        # DOCS.NOTE_REVIEW is not picked by weight: it changes beside DOCS.DOCUMENT_NOTE with
+        # values from its own generator, so the other tables' values stay as they were
+        self.reviews = next((t for t in tables if t.side_random), None)
+        self.side_rng = side_random(rng)
 
     # --- beginning and ending
 
@@ -1013,7 +1085,10 @@ class World:
             overlay, cleared = ur.saved
             ur.overlay, ur.cleared, ur.phase = overlay, cleared, "C"
         elif token == "row":
-            self._row_change(ur, self._pick_table())
+            table = self._pick_table()
+            self._row_change(ur, table)
+            if table is self.by_role["notes"]:
+                self._review_change(ur)
         elif token == "REVERSED":
             self._row_change(ur, self._pick_table(), reversed_by_db2=True)
         elif token == "IL":
@@ -1040,15 +1115,24 @@ class World:
                 rows[key] = row
         return rows
 
+    def _rng(self, table: Table) -> random.Random:
+        return self.side_rng if table.side_random else self.rng
+
+    def _review_change(self, ur: Ur) -> None:
+        """A change to DOCS.NOTE_REVIEW (XML not logged, rows from before an ADD COLUMN)."""
+        if self.reviews is not None:
+            self._row_change(ur, self.reviews)
+
     def _row_change(self, ur: Ur, table: Table, reversed_by_db2: bool = False) -> None:
+        rng = self._rng(table)
         rows = self.visible(ur, table)
         key = self._unlocked_key(ur, table, list(rows))
         cap = 30 if table is self.by_role["docs"] else ROW_CAP
-        draw = self.rng.random()
+        draw = rng.random()
         if key is None or (len(rows) < cap and draw < 0.45) or (len(rows) >= cap and draw < 0.2):
             self._insert(ur, table, "I", reversed_by_db2)
             return
-        if self.rng.random() < (0.6 if len(rows) < cap else 0.35):
+        if rng.random() < (0.6 if len(rows) < cap else 0.35):
             self._update(ur, table, key, rows[key], reversed_by_db2)
         else:
             self._delete(ur, table, key, rows[key], reversed_by_db2)
@@ -1056,16 +1140,20 @@ class World:
     def _unlocked_key(self, ur: Ur, table: Table, keys: list[tuple]) -> tuple | None:
         """A row no other open UR holds (a few random tries: cheaper than scanning them all)."""
         for _ in range(min(len(keys), 8)):
-            key = self.rng.choice(keys)
+            key = self._rng(table).choice(keys)
             if self.locks.get((table.full_name, key), ur.number) == ur.number:
                 return key
         return None
 
     def _new_row(self, table: Table) -> dict[str, Any]:
         key = table.key(table.next_key)
+        short = table.added_columns and table.next_key < table.rows_before_add
         table.next_key += 1
-        row = {c.name: new_value(c, table, self.rng) for c in table.columns}
+        row = {c.name: new_value(c, table, self._rng(table)) for c in table.columns}
         row.update({c.name: value for c, value in zip(table.key_columns, key, strict=True)})
+        if short:  # written before the ADD COLUMN: the added columns hold no value
+            table.short_keys.add(key)
+            row.update(dict.fromkeys(c.name for c in table.columns[-table.added_columns :]))
         return row
 
     def _insert(self, ur: Ur, table: Table, change_type: str, reversed_: bool = False) -> None:
@@ -1075,10 +1163,12 @@ class World:
             self._apply(ur, table, table.key_of(row), row)
 
     def _update(self, ur: Ur, table: Table, key: tuple, before: dict, reversed_: bool) -> None:
-        after = dict(before)
-        changeable = [c for c in table.columns if not c.keyseq and c.type != "ROWI"]
-        for col in self.rng.sample(changeable, self.rng.randint(1, 3)):
-            after[col.name] = new_value(col, table, self.rng)
+        after, rng = dict(before), self._rng(table)
+        added = {c.name for c in added_after(table, before)}  # a short row stays short
+        changeable = [c for c in table.columns
+                      if not c.keyseq and c.type != "ROWI" and c.name not in added]  # fmt: skip
+        for col in rng.sample(changeable, rng.randint(1, min(3, len(changeable)))):
+            after[col.name] = new_value(col, table, rng)
         self._change(ur, table, "UB", before, after, "O" if reversed_ else None)
         if not reversed_:
             self._apply(ur, table, key, after)
@@ -1096,7 +1186,7 @@ class World:
                 after: dict | None, disposition: str | None = None) -> Change:  # fmt: skip
         images = [row_image(table, row) for row in (before, after) if row is not None]
         data = data_field(*images)
-        moment, lrsn, rba = self.log.next(80 + len(data))
+        moment, lrsn, rba = self.log.next(80 + len(data), self._rng(table))
         key = table.key_of(after if after is not None else before)  # type: ignore[arg-type]
         crc = zlib.crc32(repr((table.full_name, key)).encode())
         rid = struct.pack(">IB", 2 + crc % 5000, 1 + crc % 250)  # page | row number
@@ -1303,6 +1393,7 @@ class DataFiles:
 
     def __init__(self, folder: Path, names: list[str], truth: TextIO, rng: random.Random):
         self.rng, self.names = rng, names
+        self.side_rng = side_random(rng)  # shuffles and deals side_random tables' records
         self.handles = [(folder / name).open("wb") for name in names]
         self.offsets = [0] * len(names)
         self.records = [0] * len(names)
@@ -1321,15 +1412,20 @@ class DataFiles:
             records = change_records(template, replace(change, disposition=" ") if open_ur
                                      else change)  # fmt: skip
             self.pending.append((change, records))
-            self.pending_records += len(records)
+            # side_random tables' records do not count: the other tables' windows stay as
+            # they were
+            self.pending_records += 0 if change.table.side_random else len(records)
         if self.pending_records >= WINDOW_RECORDS:
             self.flush()
 
     def flush(self) -> None:
-        entries = [(c, n, rec) for c, recs in self.pending for n, rec in enumerate(recs, 1)]
+        entries = [(c, n, rec) for c, recs in self.pending for n, rec in enumerate(recs, 1)
+                   if not c.table.side_random]  # fmt: skip
         self.rng.shuffle(entries)
+        self._place_side_entries(entries)
         for change, segnum, record in entries:
-            f = self.rng.randrange(len(self.handles))
+            rng = self.side_rng if change.table.side_random else self.rng
+            f = rng.randrange(len(self.handles))
             framed = rdw(record)
             self.handles[f].write(framed)
             change.locations.append((segnum, self.names[f], self.offsets[f]))
@@ -1340,6 +1436,15 @@ class DataFiles:
             change.truth["segments"] = len(records)
             self.truth.write(json.dumps(change.truth, ensure_ascii=False, sort_keys=True) + "\n")
         self.pending, self.pending_records = [], 0
+
+    def _place_side_entries(self, entries: list) -> None:
+        """Put the side_random tables' records among ``entries`` at places drawn from the
+        second generator (the main one shuffled the others as it would without them)."""
+        for change, records in self.pending:
+            if change.table.side_random:
+                for segnum, record in enumerate(records, 1):
+                    place = self.side_rng.randrange(len(entries) + 1)
+                    entries.insert(place, (change, segnum, record))
 
     def close(self) -> None:
         self.flush()
@@ -1425,7 +1530,7 @@ def dtbi_record(table: Table) -> bytes:
         "UNITABLEOWNERLEN": num(0, 3), "UNTRANNAMEFLAG": char("N", 1),
         "UNITABLENAMELEN": num(0, 3),
         "LOBSINCLUDED": char("Y" if table.lobs_included else "N", 1),
-        "XMLINCLUDED": char("N", 1),
+        "XMLINCLUDED": char("Y" if table.xml_included else "N", 1),
     }  # fmt: skip
     return build_record(DTBI, DTBI_SIZE, values)
 
@@ -1446,7 +1551,7 @@ def dlci_records(table: Table) -> list[bytes]:
             "DBID": hexid(table.dbid), "TBOBID": hexid(table.tbobid),
             "LLCOLUMNNUM": num(number, 3), "LLCOLUMNTYPE": char(col.type, 4),
             "LLCOLUMNLEN": num(col.length, 5), "LLSCALE": num(col.scale, 2),
-            "LLNULLS": char(("L" if col.lob else "Y") if col.nullable else "N", 1),
+            "LLNULLS": char(("L" if col.lob_like else "Y") if col.nullable else "N", 1),
             "LLCOLUMNPOS": num(llcolumnpos(pos), 5),
             "LLCOLUMNSUBTYPE": char(_subtype(col, table), 1),
             "KEYSEQ": num(col.keyseq, 3), "KEYORDERING": char("A" if col.keyseq else " ", 1),

@@ -148,7 +148,7 @@ def _reasons(change: dict) -> tuple[str, str]:
                  for side in ("before_unavailable", "after_unavailable"))  # fmt: skip
 
 
-def test_the_generator_writes_lobs_not_inline_and_rows_from_before_an_add_column(tmp_path):
+def test_the_generator_writes_lobs_not_inline_longs_and_rows_from_before_an_add_column(tmp_path):
     from logmart_generators.db2luw import generate
 
     generate(tmp_path, transactions=200, seed=1)
@@ -160,6 +160,11 @@ def test_the_generator_writes_lobs_not_inline_and_rows_from_before_an_add_column
         for reason in (line[side] or {}).values()
     ]
     assert na.NOT_LOGGED_LOB in reasons and na.ADDED_AFTER_ROW in reasons
+    # SALES.ALLTYPES.C_LONG, a LONG VARCHAR: a present value is never in the row
+    assert na.NOT_LOGGED_LONG in reasons
+    longs = [line[side]["C_LONG"] for line in lines if line["table"] == "SALES.ALLTYPES"
+             for side in ("before", "after") if line[side] is not None]  # fmt: skip
+    assert longs and set(longs) == {None}
     for line in lines:  # a value the log does not carry is null in the truth's image
         for side in ("before", "after"):
             for column in line[f"{side}_unavailable"] or {}:
@@ -189,4 +194,38 @@ def test_the_pipeline_names_what_the_generator_left_out_as_its_truth_does(spark,
     )  # fmt: skip
     assert got == want
     assert any('"not_logged_lob"' in key[3] + key[4] for key in want)
+    assert any('"not_logged_long"' in key[3] + key[4] for key in want)
     assert any('"added_after_row"' in key[3] for key in want)
+
+
+def test_the_decoder_names_the_generated_long_varchar_as_the_truth_does(tmp_path):
+    # SALES.ALLTYPES.C_LONG: a LONG VARCHAR whose row holds a long field descriptor; decode_row
+    # with the catalog's layout says not_logged_long where the truth does, and a NULL is NULL
+    from logmart_generators.db2luw import generate
+    from tests.db2luw.replay import read_capture
+    from udfs.db2luw.rows import LayoutBook, read_catalog
+
+    generate(tmp_path, transactions=120, seed=2)
+    folder = tmp_path / "db2luw" / "capture01"
+    records = read_capture(folder, "filter", "little")
+    book = LayoutBook(read_catalog(folder / "catalog"))
+    for record in records:
+        book.observe(record)
+    by_lsn = {record["lsn"]: record for record in records}
+    lines = [json.loads(line) for line in (tmp_path / "truth/db2luw/changes.jsonl").open()]
+    checked = Counter()
+    for line in lines:
+        record = by_lsn.get(line["lsn"])
+        if line["table"] != "SALES.ALLTYPES" or line["operation"] != "insert" or not record:
+            continue
+        if record["kind"] != "row_insert" or len(record["images"] or []) > 1:
+            continue  # one image per record: the one this change wrote
+        version = book.version_at(
+            record["table_space_identifier"], record["table_identifier"], record["lsn"]
+        )
+        row = decode_row(record["after_image"], version.layout, "little")
+        want = line["after_unavailable"].get("C_LONG")
+        assert row.unavailable.get("C_LONG") == want, line["lsn"]
+        assert row.values["C_LONG"] is None
+        checked[want] += 1
+    assert checked[na.NOT_LOGGED_LONG] and checked[None], checked

@@ -143,13 +143,19 @@ def read_image(image: bytes, table: dict) -> tuple[dict, list[int]]:
     """Row image -> rendered values, plus each column's start offset."""
     codec = "utf-8" if table["encoding"] == "U" else "cp037"
     values, starts, pos = {}, [], 0
-    for col in table["columns"]:
+    for index, col in enumerate(table["columns"]):
+        if index and pos == len(image):
+            # a row written before ALTER TABLE ADD COLUMN: its image ends at a column boundary
+            # before the added columns (docs/logmaster.md "Row images")
+            values[col["name"]] = None
+            table.setdefault("added", []).append(col["name"])
+            continue
         starts.append(pos)
         null = False
         if col["nulls"] in ("Y", "L"):
             assert image[pos] in (0x00, 0xFF)
             null, pos = image[pos] == 0xFF, pos + 1
-        if col["type"] in ("VCHR", "VGRF", "LVCH", "LVGR", "ROWI", "BLOB", "CLOB"):
+        if col["type"] in ("VCHR", "VGRF", "LVCH", "LVGR", "ROWI", "BLOB", "CLOB", "XML"):
             length = struct.unpack_from(">H", image, pos)[0]
             pos += 2
             if col["type"] in ("VGRF", "LVGR"):
@@ -162,7 +168,13 @@ def read_image(image: bytes, table: dict) -> tuple[dict, list[int]]:
             # 000_… LOBSINCLUDED "N - LOBs excluded from output files": null byte x'00', no data
             assert raw == b""
             values[col["name"]] = None
-            table.setdefault("excluded", []).append(col["name"])
+            table.setdefault("excluded", []).append((col["name"], "not_logged_lob"))
+            continue
+        if col["type"] == "XML" and table["xml"] == "N" and not null:
+            # DTBI XMLINCLUDED N: likewise, a present XML value has no data in the image
+            assert raw == b""
+            values[col["name"]] = None
+            table.setdefault("excluded", []).append((col["name"], "not_logged_xml"))
             continue
         values[col["name"]] = None if null else render(col, raw, codec)
     assert pos == len(image)
@@ -207,9 +219,12 @@ def read_data(data: bytes, change_type: str, table: dict) -> dict:
         names = {"UB": ["before", "after"], "D": ["before"]}.get(change_type, ["after"])
         assert len(images) == len(names)
         for name, image in zip(names, images, strict=True):
-            seen = {**table, "excluded": []}
+            seen = {**table, "excluded": [], "added": []}
             out[name], starts = read_image(image, seen)
-            out[f"{name}_unavailable"] = dict.fromkeys(seen["excluded"], "not_logged_lob")
+            out[f"{name}_unavailable"] = {
+                **dict(seen["excluded"]),
+                **dict.fromkeys(seen["added"], "added_after_row"),
+            }
             out.setdefault("starts", []).append(starts)
     return out
 
@@ -329,8 +344,8 @@ def test_control_file(extract):
     control = read_control(control_file(folder))
     kinds = control["kinds"]
     assert kinds[0] == "XTYP" and kinds[-1] == "DLGE" and control["skipped"] == ["DICL"]
-    assert kinds.index("DLDS") > kinds.index("XHDF") and kinds.count("DTBI") == 7
-    assert len(control["tables"]) == 7
+    assert kinds.index("DLDS") > kinds.index("XHDF") and kinds.count("DTBI") == 8
+    assert len(control["tables"]) == 8
     for table in control["tables"].values():
         assert table["ncols"] == len(table["columns"])
         assert [c["num"] for c in table["columns"]] == list(range(1, table["ncols"] + 1))
@@ -402,12 +417,13 @@ def test_every_record_is_framed_and_every_change_reads_back(extract):
 def check_llcolumnpos(columns: list[dict], starts: list[int]) -> None:
     first_varying = next(
         (i for i, c in enumerate(columns) if c["type"] in ("VCHR", "VGRF", "LVCH", "LVGR",
-                                                          "ROWI", "BLOB", "CLOB")),
+                                                          "ROWI", "BLOB", "CLOB", "XML")),
         len(columns),
     )  # fmt: skip
     # 001_… LLCOLUMNPOS: "Offset of the current column within the DATA field"; 003_… DATA
     # starts with its u16 total length, then the row image's u16 length: image offset + 4.
-    for i, (col, start) in enumerate(zip(columns, starts, strict=True)):
+    # a short image (a row from before an ADD COLUMN) has no starts for the added columns
+    for i, (col, start) in enumerate(zip(columns, starts, strict=False)):
         assert col["pos"] == (4 + start if i <= first_varying else -1), col["name"]
 
 

@@ -198,11 +198,87 @@ def test_the_data_source_leaves_xml_excluded_and_short_rows_to_the_udf():
     assert images._with_reasons(decoded).tolist() == [True, False]
 
 
+def _control_layouts(path) -> dict[tuple[int, int], RowLayout]:
+    """Per (DBID, OBID): the RowLayout of the control file's DTBI and DLCI records (the one
+    version each generated table has), as the UDF path reads them."""
+    from udfs.logmaster import control
+
+    dtbis, dlcis = {}, {}
+    for record in control.read_control_file(path, "cp037"):
+        if record.error or not record.fields:
+            continue
+        key = (record.fields.get("dbid"), record.fields.get("tbobid"))
+        if record.record_type == "DTBI":
+            dtbis[key] = record.fields
+        elif record.record_type == "DLCI":
+            dlcis.setdefault(key, []).append(record.fields)
+    return {
+        (int(db, 16), int(ob, 16)): rowimage.layout_from_control(dtbi, dlcis[(db, ob)])
+        for (db, ob), dtbi in dtbis.items()
+    }
+
+
+def _decoded_reasons(out, lines: list[dict]) -> dict[str, tuple]:
+    """Per change (LRSN + RBA): the reasons rowimage gives for its images with the layout the
+    control file says, as the truth writes them (column -> reason; None without an image)."""
+    from tests.logmaster.test_generator import control_file, folder_of, frames
+
+    folder = folder_of(out)
+    layouts = _control_layouts(control_file(folder))
+    records = {p.name: dict(frames(p)) for p in folder.iterdir()}
+    names = {(t.owner, t.name): (t, [c.name for c in t.columns]) for t in generator_tables()}
+    got = {}
+    for line in lines:
+        table, columns = names[(line["table_owner"], line["table_name"])]
+        data = b"".join(records[name][offset][288:] for name, offset in line["records"])
+        layout = layouts[(table.dbid, table.tbobid)]
+        decoded = decode_data([data], [line["change_type"]], layout)
+        assert decoded.errors == [None], (line["log_lrsn"], decoded.errors)
+        got[line["log_lrsn"] + line["log_rba"]] = tuple(
+            None if side[0] is None else {n: r for n, r in zip(columns, side[0], strict=True) if r}
+            for side in (decoded.before_unavailable, decoded.after_unavailable)
+        )
+    return got
+
+
+def generator_tables():
+    from logmart_generators.logmaster import _tables
+
+    return _tables()
+
+
+def test_the_generator_writes_xml_not_logged_and_rows_from_before_an_add_column(tmp_path):
+    # DOCS.NOTE_REVIEW: DTBI XMLINCLUDED N (a present XML value: not_logged_xml) and its last
+    # column added after its first rows (their images end before it: added_after_row). The
+    # decoder, given the control file's layout, names in every row image what the truth names.
+    from logmart_generators.logmaster import generate
+
+    generate(tmp_path, transactions=120, seed=3)
+    lines = [json.loads(line)
+             for line in (tmp_path / "truth/db2zos/changes.jsonl").read_text().splitlines()
+             if json.loads(line)["change_type"] in ("I", "IL", "UB", "D")]  # fmt: skip
+    reasons = [r for line in lines for side in ("before_unavailable", "after_unavailable")
+               for r in (line[side] or {}).values()]  # fmt: skip
+    assert {na.NOT_LOGGED_LOB, na.NOT_LOGGED_XML, na.ADDED_AFTER_ROW} <= set(reasons)
+    for line in lines:  # a value the log does not carry is null in the truth's image
+        for side in ("before", "after"):
+            for column in line[f"{side}_unavailable"] or {}:
+                assert line[side][column] is None, (line["log_lrsn"], column)
+    got = _decoded_reasons(tmp_path, lines)
+    want = {line["log_lrsn"] + line["log_rba"]:
+            (line["before_unavailable"], line["after_unavailable"]) for line in lines}  # fmt: skip
+    assert got == want
+    tables = json.loads((tmp_path / "truth/db2zos/tables.json").read_text())
+    row_reasons = {r for row in tables["DOCS.NOTE_REVIEW"]["unavailable"] for r in row.values()}
+    assert row_reasons == {na.NOT_LOGGED_XML, na.ADDED_AFTER_ROW}
+
+
 @pytest.mark.spark
 def test_the_pipeline_names_the_lobs_the_generator_left_out_as_its_truth_does(spark, demo):
     # DOCS.DOCUMENT_NOTE is generated with DTBI LOBSINCLUDED N: its truth names each present
     # CLOB value not_logged_lob; fct_changes must say the same of the same change, and keep a
-    # NULL CLOB (x'FF') a real NULL (not named).
+    # NULL CLOB (x'FF') a real NULL (not named). DOCS.NOTE_REVIEW likewise with XMLINCLUDED N
+    # (not_logged_xml) and rows written before its last column was added (added_after_row).
     truth = [
         json.loads(line)
         for line in (demo.raw / "truth" / "db2zos" / "changes.jsonl").read_text().splitlines()
@@ -210,13 +286,15 @@ def test_the_pipeline_names_the_lobs_the_generator_left_out_as_its_truth_does(sp
     expected = {
         line["log_lrsn"] + line["log_rba"]: (line["before_unavailable"], line["after_unavailable"])
         for line in truth
-        if line["table_name"] == "DOCUMENT_NOTE" and line["change_type"] in ("I", "UB", "D")
+        if line["table_name"] in ("DOCUMENT_NOTE", "NOTE_REVIEW")
+        and line["change_type"] in ("I", "UB", "D")
     }
     got = {
         row.log_position: (row.before_unavailable, row.after_unavailable)
         for row in spark.sql(
             "select log_position, before_unavailable, after_unavailable from marts.fct_changes "
-            "where source_system = 'db2zos' and table_name = 'DOCUMENT_NOTE' "
+            "where source_system = 'db2zos' "
+            "and table_name in ('DOCUMENT_NOTE', 'NOTE_REVIEW') "
             "and operation in ('insert', 'update', 'delete')"
         ).collect()
     }
@@ -227,5 +305,6 @@ def test_the_pipeline_names_the_lobs_the_generator_left_out_as_its_truth_does(sp
         if position in expected and line["disposition"] == "C" and line["uor_disposition"] == "C"
     ]
     assert committed and set(committed) <= set(got)
-    reasons = [side for pair in expected.values() for side in pair if side]
-    assert reasons, "the generator wrote no LOB value the log leaves out"
+    reasons = {reason for pair in expected.values() for side in pair if side
+               for reason in side.values()}  # fmt: skip
+    assert reasons == {na.NOT_LOGGED_LOB, na.NOT_LOGGED_XML, na.ADDED_AFTER_ROW}, reasons
