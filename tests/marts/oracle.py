@@ -147,6 +147,8 @@ def normalise(value: Any, duck_type: str) -> Any:
     if value is None:
         return None
     text = isinstance(value, str)
+    if text and value.startswith("<unavailable: "):
+        return value  # `logmart asof`'s placeholder for a value not in the log, of any type
     if duck_type in ("TINYINT", "SMALLINT", "INTEGER", "BIGINT"):
         return int(value)
     if duck_type.startswith("DECIMAL") or duck_type == "DECFLOAT":
