@@ -7,6 +7,32 @@
 -- transactions to back out joins their changes only. Backing out several transactions
 -- together, leave their own later changes out: where transaction_id in (…) and
 -- later_transaction_id not in (…).
+{#- the columns of a (backed-out change, later change) pair, and the join of two changes of
+    one table of one log stream: shared by same_rows and same_tables -#}
+{%- set pair_columns -%}
+backed_out.source_system,
+        backed_out.log_stream,
+        backed_out.change_id,
+        backed_out.transaction_id,
+        backed_out.operation,
+        concat(backed_out.table_schema, '.', backed_out.table_name) as table_full_name,
+        backed_out.commit_position,
+        backed_out.change_seq,
+        backed_out.generated_by,
+        later.change_id as later_change_id,
+        later.transaction_id as later_transaction_id,
+        later.operation as later_operation,
+        later.commit_position as later_commit_position,
+        later.change_seq as later_change_seq,
+        later.commit_ts as later_commit_ts,
+{%- endset -%}
+{%- set same_table -%}
+backed_out.source_system = later.source_system
+            and backed_out.log_stream = later.log_stream
+            and backed_out.table_schema = later.table_schema
+            and backed_out.table_name = later.table_name
+{%- endset %}
+
 with
 
 committed_changes as (
@@ -40,49 +66,18 @@ changed_rows as (
 
 same_rows as (
     select
-        backed_out.source_system,
-        backed_out.log_stream,
-        backed_out.change_id,
-        backed_out.transaction_id,
-        backed_out.operation,
-        concat(backed_out.table_schema, '.', backed_out.table_name) as table_full_name,
-        backed_out.commit_position,
-        backed_out.change_seq,
-        backed_out.generated_by,
-        later.change_id as later_change_id,
-        later.transaction_id as later_transaction_id,
-        later.operation as later_operation,
-        later.commit_position as later_commit_position,
-        later.change_seq as later_change_seq,
-        later.commit_ts as later_commit_ts,
+        {{ pair_columns }}
         concat('changes the same row, ', backed_out.row_identity) as reason
     from changed_rows as backed_out
     inner join changed_rows as later
         on
-            backed_out.source_system = later.source_system
-            and backed_out.log_stream = later.log_stream
-            and backed_out.table_schema = later.table_schema
-            and backed_out.table_name = later.table_name
+            {{ same_table }}
             and backed_out.row_identity = later.row_identity
 ),
 
 same_tables as (
     select
-        backed_out.source_system,
-        backed_out.log_stream,
-        backed_out.change_id,
-        backed_out.transaction_id,
-        backed_out.operation,
-        concat(backed_out.table_schema, '.', backed_out.table_name) as table_full_name,
-        backed_out.commit_position,
-        backed_out.change_seq,
-        backed_out.generated_by,
-        later.change_id as later_change_id,
-        later.transaction_id as later_transaction_id,
-        later.operation as later_operation,
-        later.commit_position as later_commit_position,
-        later.change_seq as later_change_seq,
-        later.commit_ts as later_commit_ts,
+        {{ pair_columns }}
         case
             when later.operation = 'truncate'
                 then concat('empties the table (', later.change_kind, ')')
@@ -91,10 +86,7 @@ same_tables as (
     from committed_changes as backed_out
     inner join committed_changes as later
         on
-            backed_out.source_system = later.source_system
-            and backed_out.log_stream = later.log_stream
-            and backed_out.table_schema = later.table_schema
-            and backed_out.table_name = later.table_name
+            {{ same_table }}
     where later.operation = 'truncate' or backed_out.operation = 'truncate'
 ),
 
