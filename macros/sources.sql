@@ -4,13 +4,15 @@
     int_<s>_records_quarantined (quarantine rows) and int_<s>_records_accounted (where each
     record read ended up) plus int_<s>_records_read (every record read, for reconciliation).
 
-    A build enables only the sources with files in the raw folder: `logmart build` sets the
+    The sources are those registered (udfs/sources.py, REGISTERED): the build passes their
+    folders as the var `logmart_source_folders` (dbt_project.yml holds the same default). A
+    build enables only the sources with files in the raw folder: `logmart build` sets the
     var `logmart_sources` (udfs/pipeline.py), and dbt_project.yml enables each source's models
     by it, so a source with nothing to read costs nothing. Without the var (a plain
     `logmart dbt docs generate`) every source is in the graph.
 -#}
 {% macro logmart_sources() %}
-    {%- set every = ['logmaster', 'db2luw', 'soliddb'] -%}
+    {%- set every = var('logmart_source_folders') -%}
     {%- set enabled = var('logmart_sources', every) -%}
     {%- if enabled is string -%}{%- set enabled = every -%}{%- endif -%}  {#- sqlfluff's var() #}
     {{ return(every | select('in', enabled) | list) }}

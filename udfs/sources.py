@@ -45,6 +45,7 @@ def dbt_vars() -> dict[str, object]:
     (tests/test_sources_contract.py checks they agree)."""
     return {
         "logmart_sources": folders(),
+        "logmart_source_folders": folders(),
         "logmart_source_systems": [s.system for s in REGISTERED],
         "logmart_sql_dialects": {s.system: s.sql_dialect for s in REGISTERED},
         "logmart_decode_vars": {
