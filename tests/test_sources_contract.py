@@ -28,6 +28,7 @@ PROVIDED_MODELS = (
     "records_accounted",  # reconciliation: where each record read ended up
     "records_quarantined",  # quarantine
     "file_problems",  # reconciliation: the source's own rules on a capture's files
+    "transaction_records",  # fct_transactions: transactions its own records list
 )
 SOURCES = pytest.mark.parametrize("source", REGISTERED, ids=lambda s: s.system)
 
