@@ -93,14 +93,11 @@
 {%- endmacro %}
 
 {#- The dbt vars a source's decoded rows depend on, as one text (part of the fingerprint of an
-    incremental model: changing one recomputes every capture of that source). -#}
+    incremental model: changing one recomputes every capture of that source). Each source
+    declares them (udfs/<folder>/registration.py, DbtVar); the build passes them as the var
+    logmart_decode_vars, dbt_project.yml holds the same as its default. -#}
 {% macro decode_settings(source) -%}
-    {%- set names = {
-        'logmaster': ['logmaster_ebcdic_codepage', 'logmaster_ascii_codepage',
-                      'logmaster_float_format'],
-        'db2luw': ['db2luw_codepage', 'db2luw_graphic_codepage'],
-        'soliddb': ['soliddb_char_codec', 'soliddb_wchar_codec'],
-    }[source] -%}
+    {%- set names = var('logmart_decode_vars')[source] -%}
     {%- set values = [] -%}
     {%- for name in names -%}
         {%- do values.append(name ~ '=' ~ var(name, '')) -%}

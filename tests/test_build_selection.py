@@ -18,8 +18,10 @@ from udfs.cli import build_parser
 from udfs.errors import LogmartError
 from udfs.pipeline import CHECKS, dbt_build_args, with_sources_var
 from udfs.session import local_shuffle_partitions
+from udfs.sources import dbt_vars
 
 REPO = Path(__file__).resolve().parents[1]
+REGISTRY_VARS = dbt_vars()  # what the build passes dbt besides the enabled sources
 
 
 def test_a_users_build_runs_the_data_checks_selector():
@@ -90,19 +92,30 @@ def test_the_data_checks_are_the_ones_about_the_users_logs():
 
 def test_only_the_sources_with_files_are_enabled():
     assert with_sources_var(["build"], ("logmaster",)) == [
-        "build", "--vars", json.dumps({"logmart_sources": ["logmaster"]}),
+        "build", "--vars", json.dumps({**REGISTRY_VARS, "logmart_sources": ["logmaster"]}),
     ]  # fmt: skip
     # no source with files: every source (the marts keep their columns)
     args = with_sources_var(["build"], ())
-    assert json.loads(args[-1]) == {"logmart_sources": ["logmaster", "db2luw", "soliddb"]}
+    assert json.loads(args[-1])["logmart_sources"] == ["logmaster", "db2luw", "soliddb"]
+
+
+def test_the_registry_reaches_dbt_as_vars():
+    passed = json.loads(with_sources_var(["build"], ("db2luw",))[-1])
+    assert passed["logmart_source_systems"] == ["db2zos", "db2luw", "soliddb"]
+    assert passed["logmart_sql_dialects"] == {
+        "db2zos": "Db2 for z/OS", "db2luw": "Db2 LUW", "soliddb": "solidDB"
+    }  # fmt: skip
+    assert passed["logmart_decode_vars"]["db2luw"] == ["db2luw_codepage", "db2luw_graphic_codepage"]
 
 
 def test_the_sources_var_merges_into_the_callers_vars():
     args = with_sources_var(["build", "--vars", "{db2luw_codepage: cp1252}"], ("db2luw",))
     assert args[:2] == ["build", "--vars"]
-    assert json.loads(args[2]) == {"logmart_sources": ["db2luw"], "db2luw_codepage": "cp1252"}
+    assert json.loads(args[2]) == {
+        **REGISTRY_VARS, "logmart_sources": ["db2luw"], "db2luw_codepage": "cp1252"
+    }  # fmt: skip
     args = with_sources_var(["build", '--vars={"logmart_sources": ["soliddb"]}'], ("db2luw",))
-    assert json.loads(args[1].split("=", 1)[1]) == {"logmart_sources": ["soliddb"]}
+    assert json.loads(args[1].split("=", 1)[1]) == {**REGISTRY_VARS, "logmart_sources": ["soliddb"]}
 
 
 def test_dbt_project_enables_each_sources_folders_by_the_var():

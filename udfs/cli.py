@@ -47,14 +47,15 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from udfs.errors import LogmartError
+from udfs.sources import REGISTERED, by_system
 
 DEFAULT_WAREHOUSE = Path("warehouse")
 DEFAULT_DEMO_RAW = Path("demo") / "raw"
 DEMO_TRANSACTIONS = 100
 DEMO_SEED = 1
 # Source system -> its folder under the raw root (`logmart generate` writes sample logs there:
-# `_generator`).
-GENERATORS = {"db2zos": "logmaster", "db2luw": "db2luw", "soliddb": "soliddb"}
+# `_generator`), from the registry (udfs/sources.py).
+GENERATORS = {source.system: source.folder for source in REGISTERED}
 TABLE_WIDTH_SAMPLE = 500  # rows read before column widths of `--format table` are fixed
 
 
@@ -319,30 +320,33 @@ def _build(
 
 
 def _add_capture_settings(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--db2luw-framing",
-        choices=["filter", "lsn"],
-        help="Db2 LUW capture files: each record after db2ReadLogFilterData (filter, the "
-        "default) or after an 8-byte LSN (db2ReadLogNoConn); a wrong one is detected",
-    )
-    parser.add_argument(
-        "--db2luw-byteorder",
-        choices=["little", "big"],
-        help="byte order of the Db2 LUW server (little: x86-64 Linux/Windows, the default; "
-        "big: AIX/POWER); a wrong one is detected",
-    )
+    """A flag ``--<folder>-<setting>`` for every capture setting a source declares."""
+    for source in REGISTERED:
+        for setting in source.settings:
+            parser.add_argument(
+                setting.flag(source.folder),
+                dest=_setting_dest(source.folder, setting.name),
+                choices=list(setting.allowed),
+                help=setting.help,
+            )
+
+
+def _setting_dest(folder: str, name: str) -> str:
+    return f"{folder}_{name}".replace("-", "_")
 
 
 def _capture_settings(args: argparse.Namespace) -> dict[str, dict[str, str]]:
-    """The capture settings of a build: the environment variables (LOGMART_DB2LUW_FRAMING,
-    LOGMART_DB2LUW_BYTEORDER), the flags over them; read here, once, and passed on."""
+    """The capture settings of a build: each setting's environment variable (e.g.
+    LOGMART_DB2LUW_FRAMING), the flags over them; read here, once, and passed on."""
     from udfs.pipeline import capture_settings
 
     flags = {
-        "db2luw": {
-            "framing": getattr(args, "db2luw_framing", None),
-            "byteorder": getattr(args, "db2luw_byteorder", None),
+        source.system: {
+            setting.name: getattr(args, _setting_dest(source.folder, setting.name), None)
+            for setting in source.settings
         }
+        for source in REGISTERED
+        if source.settings
     }
     return capture_settings(flags, os.environ)
 
@@ -448,11 +452,12 @@ def cmd_query(args: argparse.Namespace) -> int:
 
 
 def _generator(source: str) -> Callable[[Path, int, int], Any]:
-    """`source`'s `generate(raw_root, transactions, seed)`: writes its logs under
+    """`source`'s `generate(raw_root, transactions, seed)` (the module of package
+    logmart_generators its registration names): writes its logs under
     raw_root/<folder>/<capture>/ and its ground truth under raw_root/truth/."""
-    from logmart_generators import db2luw, logmaster, soliddb
+    from importlib import import_module
 
-    return {"db2zos": logmaster, "db2luw": db2luw, "soliddb": soliddb}[source].generate
+    return import_module(f"logmart_generators.{by_system(source).generator}").generate
 
 
 def _generate(source: str, raw: Path, transactions: int, seed: int) -> Path:

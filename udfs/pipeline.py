@@ -23,11 +23,11 @@ from typing import Any
 
 from pyspark.sql import DataFrame, Row, SparkSession
 
+from udfs import sources as registry
 from udfs.errors import LogmartError
 from udfs.raw_files import (
     CAPTURES_SCHEMA,
     FILES_SCHEMA,
-    SOURCE_FOLDERS,
     RawFile,
     capture_rows,
     fill_content_hashes,
@@ -36,6 +36,7 @@ from udfs.raw_files import (
     mark_duplicates,
     tree_version,
 )
+from udfs.source_declaration import Source
 
 RAW_SCHEMA = "raw"
 PARTITION_COLUMN = "source_file"  # raw tables hold one partition per file
@@ -48,32 +49,30 @@ CaptureSettings = Mapping[str, Mapping[str, str]]
 
 @dataclass(frozen=True)
 class RawTable:
-    """One raw table: which data source reads it and with what options."""
+    """One raw table: which data source reads it and with what options (made from a source's
+    declaration, udfs/<folder>/registration.py)."""
 
     name: str
     data_source: str
     folder: str  # under the raw root
     options: dict[str, str] = field(default_factory=dict)
-    # Options a user sets: option -> (environment variable, accepted values). The CLI's flags
-    # (e.g. `logmart build --db2luw-byteorder big`) and the variables reach the build as its
-    # `settings` argument (`capture_settings`).
-    settings: dict[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
+    # Options a user sets: option -> (environment variable, accepted values, default). The
+    # CLI's flags (e.g. `logmart build --db2luw-byteorder big`) and the variables reach the
+    # build as its `settings` argument (`capture_settings`).
+    settings: dict[str, tuple[str, tuple[str, ...], str]] = field(default_factory=dict)
     # The file kinds (raw.files.file_kind) whose records this table holds.
     kinds: frozenset[str] = frozenset()
-
-    @property
-    def source_system(self) -> str:
-        return {folder: system for system, folder in SOURCE_FOLDERS.items()}[self.folder]
+    source_system: str = ""
 
     def resolved_options(self, settings: Mapping[str, str] | None = None) -> dict[str, str]:
-        """The options with ``settings`` (this table's source's, option -> value) applied;
-        settings of other tables of the source are ignored, a bad value is a LogmartError."""
+        """The options with ``settings`` (this table's source's, option -> value) applied over
+        each setting's default; settings of other tables of the source are ignored, a bad value
+        is a LogmartError."""
         options = dict(self.options)
-        for option, (_, accepted) in self.settings.items():
+        for option, (_, accepted, default) in self.settings.items():
             value = (settings or {}).get(option)
-            if value:
-                name = f"{self.source_system} {option}"
-                options[option] = _checked(value, accepted, name, option)
+            name = f"{self.source_system} {option}"
+            options[option] = _checked(value, accepted, name, option) if value else default
         return options
 
     def source_class(self) -> type:
@@ -92,88 +91,24 @@ class RawTable:
         return reader.load()
 
 
-# Db2 LUW capture settings: db2ReadLog framing and the database server's byte order.
-DB2LUW_FRAMING = ("LOGMART_DB2LUW_FRAMING", ("filter", "lsn"))
-DB2LUW_BYTEORDER = ("LOGMART_DB2LUW_BYTEORDER", ("little", "big"))
+def _raw_tables(sources: Sequence[Source]) -> list[RawTable]:
+    """The raw tables every source declares, with their data source, folder and settings."""
+    tables = []
+    for source in sources:
+        for table in source.raw_tables:
+            settings = {
+                name: (s.variable, s.allowed, s.default)
+                for name in table.settings
+                for s in [source.setting(name)]
+            }
+            tables.append(
+                RawTable(table.name, source.data_source_name, source.folder,
+                         dict(table.options), settings, table.kinds, source.system)
+            )  # fmt: skip
+    return tables
 
 
-RAW_TABLES = [
-    RawTable(
-        "logmaster_control_records",
-        "logmart_logmaster",
-        "logmaster",
-        {"records": "control"},
-        kinds=frozenset({"control"}),
-    ),
-    RawTable(
-        "logmaster_data_records",
-        "logmart_logmaster",
-        "logmaster",
-        # images: the row images of one-segment records, decoded while the file is read
-        # (udfs/logmaster/images.py; int_logmaster_row_images_decoded takes them).
-        {"records": "data", "images": "true"},
-        kinds=frozenset({"data"}),
-    ),
-    # Db2 LUW: framing (filter | lsn) and byte order (little | big) of the capture files.
-    RawTable(
-        "db2luw_log_records",
-        "logmart_db2luw",
-        "db2luw",
-        {"records": "log", "framing": "filter", "byteorder": "little"},
-        {"framing": DB2LUW_FRAMING, "byteorder": DB2LUW_BYTEORDER},
-        kinds=frozenset({"log"}),
-    ),
-    RawTable(
-        "db2luw_catalog_tables",
-        "logmart_db2luw",
-        "db2luw",
-        {"records": "catalog_tables"},
-        kinds=frozenset({"catalog"}),
-    ),
-    RawTable(
-        "db2luw_catalog_columns",
-        "logmart_db2luw",
-        "db2luw",
-        {"records": "catalog_columns"},
-        kinds=frozenset({"catalog"}),
-    ),
-    RawTable(
-        "db2luw_catalog_datapartitions",
-        "logmart_db2luw",
-        "db2luw",
-        {"records": "catalog_datapartitions"},
-        kinds=frozenset({"catalog"}),
-    ),
-    RawTable(
-        "db2luw_catalog_datatypes",
-        "logmart_db2luw",
-        "db2luw",
-        {"records": "catalog_datatypes"},
-        kinds=frozenset({"catalog"}),
-    ),
-    # solidDB: SYS_LOG exports and catalog exports (code pages are dbt vars: soliddb_*_codec).
-    RawTable(
-        "soliddb_sys_log",
-        "logmart_soliddb",
-        "soliddb",
-        {"records": "sys_log"},
-        kinds=frozenset({"parquet", "csv", "jsonl"}),
-    ),
-    RawTable(
-        "soliddb_catalog_tables",
-        "logmart_soliddb",
-        "soliddb",
-        {"records": "catalog_tables"},
-        kinds=frozenset({"catalog_tables"}),
-    ),
-    RawTable(
-        "soliddb_catalog_columns",
-        "logmart_soliddb",
-        "soliddb",
-        {"records": "catalog_columns"},
-        kinds=frozenset({"catalog_columns"}),
-    ),
-]
+RAW_TABLES = _raw_tables(registry.REGISTERED)
 
 
 def _checked(value: str, accepted: Sequence[str], name: str, option: str) -> str:
@@ -195,9 +130,9 @@ def capture_settings(
     then ``given`` (e.g. the CLI's flags; a None value is not given) over them. A value not
     accepted, or a setting no source has, is a LogmartError naming it."""
     declared = {
-        (table.source_system, option): spec
-        for table in RAW_TABLES
-        for option, spec in table.settings.items()
+        (source.system, setting.name): (setting.variable, setting.allowed)
+        for source in registry.REGISTERED
+        for setting in source.settings
     }
     for system, options in (given or {}).items():
         for option in options:
@@ -217,12 +152,8 @@ def capture_settings(
 
 
 def data_sources() -> list[type]:
-    """Every source's Spark Python data source class."""
-    from udfs.db2luw.source import Db2LuwDataSource
-    from udfs.logmaster.source import LogMasterDataSource
-    from udfs.soliddb.source import SolidDbDataSource
-
-    return [LogMasterDataSource, Db2LuwDataSource, SolidDbDataSource]
+    """Every registered source's Spark Python data source class."""
+    return [source.data_source for source in registry.REGISTERED]
 
 
 def register_udfs(spark: SparkSession) -> None:
@@ -276,7 +207,8 @@ _PACKAGE_DIR = Path(__file__).resolve().parent
 # The modules the raw load runs besides the data sources: the listing (which file is what, and
 # of which capture) and the writer of the raw tables.
 LOAD_MODULES = ("udfs.raw_files", "udfs.raw_writer")
-# The module registering the SQL functions the models call (row images, catalogs).
+# The module registering the SQL functions the models call (row images, catalogs); each
+# source's own functions module (named in its registration) is added to it.
 SQL_FUNCTION_MODULES = ("udfs.spark_udfs",)
 
 
@@ -293,7 +225,8 @@ def sql_function_files(package_dir: Path | None = None) -> list[Path]:
     """The files of the udfs package that the models' SQL functions run."""
     from udfs.code_versions import imported_files
 
-    return imported_files(package_dir or _PACKAGE_DIR, SQL_FUNCTION_MODULES)
+    modules = [s.sql_function_module for s in registry.REGISTERED if s.sql_function_module]
+    return imported_files(package_dir or _PACKAGE_DIR, [*SQL_FUNCTION_MODULES, *modules])
 
 
 def _raw_tables_declared() -> str:
@@ -375,12 +308,21 @@ def _mirror(folder: Path, files: list[RawFile]) -> Path:
 
 
 def _with_context(files: list[RawFile], loads: list[RawFile]) -> list[RawFile]:
-    """``loads`` and what reading them needs: a Log Master data file is decoded with its
-    extract's (first) control file, so every control file of that extract comes along."""
-    extracts = {f.capture for f in loads if f.source_system == "db2zos" and f.file_kind == "data"}
+    """``loads`` and what reading them needs: a data file of a source that reads its data with
+    a context file (``Source.data_read_with``: a Log Master data file is decoded with its
+    extract's first control file) brings every such file of its capture along."""
+
+    def read_with(f: RawFile) -> frozenset[str]:
+        return registry.by_system(f.source_system).data_read_with
+
+    captures = {
+        (f.source_system, f.capture)
+        for f in loads
+        if read_with(f) and f.file_kind in registry.by_system(f.source_system).data_kinds
+    }
     context = [
         f for f in files
-        if f.source_system == "db2zos" and f.file_kind == "control" and f.capture in extracts
+        if f.file_kind in read_with(f) and (f.source_system, f.capture) in captures
     ]  # fmt: skip
     return sorted({f.source_file: f for f in [*loads, *context]}.values(), key=_path)
 
@@ -483,7 +425,7 @@ def load_raw(
 
     scratch_dir = Path(scratch) if scratch else Path(tempfile.mkdtemp(prefix="logmart-load-"))
     try:
-        for system in SOURCE_FOLDERS:
+        for system in (source.system for source in registry.REGISTERED):
             tables = [t for t in RAW_TABLES if t.source_system == system]
             loads = [f for f in loading if f.source_system == system]
             if not full:
@@ -527,9 +469,9 @@ def load_raw(
         dbt_full_refresh=versions is None or versions.code_version != code,
         listing=listing,
         sources=tuple(
-            folder
-            for system, folder in SOURCE_FOLDERS.items()
-            if any(f.source_system == system for f in files)
+            source.folder
+            for source in registry.REGISTERED
+            if any(f.source_system == source.system for f in files)
         ),
     )
 
@@ -563,30 +505,31 @@ def dbt_build_args(checks: str, dbt_args: Sequence[str] = (), full_refresh: bool
 
 
 def with_sources_var(args: list[str], sources: Sequence[str]) -> list[str]:
-    """``args`` with the dbt var ``logmart_sources`` (the source folders whose models are
-    enabled, macros/sources.sql) merged into the caller's ``--vars``, if any; every source
-    when none has files (the marts then still have their columns)."""
+    """``args`` with the registry's dbt vars (:func:`udfs.sources.dbt_vars`: the source
+    systems, their SQL dialects and decode vars) and ``logmart_sources`` (the source folders
+    whose models are enabled, macros/sources.sql; every source when none has files, so the
+    marts still have their columns) merged under the caller's ``--vars``, if any."""
     import yaml
 
-    enabled = list(sources) or list(SOURCE_FOLDERS.values())
+    ours = {**registry.dbt_vars(), "logmart_sources": list(sources) or registry.folders()}
     args = list(args)
     for i, arg in enumerate(args):
         if arg == "--vars" and i + 1 < len(args):
             given = yaml.safe_load(args[i + 1]) or {}
-            args[i + 1] = json.dumps({"logmart_sources": enabled, **given})
+            args[i + 1] = json.dumps({**ours, **given})
             return args
         if arg.startswith("--vars="):
             given = yaml.safe_load(arg.split("=", 1)[1]) or {}
-            args[i] = "--vars=" + json.dumps({"logmart_sources": enabled, **given})
+            args[i] = "--vars=" + json.dumps({**ours, **given})
             return args
-    return [*args, "--vars", json.dumps({"logmart_sources": enabled})]
+    return [*args, "--vars", json.dumps(ours)]
 
 
 def drop_absent_sources(spark: SparkSession, sources: Sequence[str]) -> list[str]:
     """Drop the staging and intermediate relations of sources not in ``sources`` (left by an
     earlier build that had their files): their models are disabled now, and a stale table
     must not look current. Returns the relations dropped."""
-    absent = [folder for folder in SOURCE_FOLDERS.values() if sources and folder not in sources]
+    absent = [folder for folder in registry.folders() if sources and folder not in sources]
     dropped = []
     for schema, prefix in (("staging", "stg_{}__"), ("intermediate", "int_{}_")):
         if not absent or not spark.catalog.databaseExists(schema):

@@ -23,21 +23,8 @@ from pathlib import Path
 
 from pyspark.sql import SparkSession
 
-# The folder of each source under the raw root.
-SOURCE_FOLDERS = {"db2zos": "logmaster", "db2luw": "db2luw", "soliddb": "soliddb"}
-# Kinds holding log records: a copy of one in the same log stream is a duplicate.
-LOG_KINDS = {
-    "db2zos": frozenset({"data"}),
-    "db2luw": frozenset({"log"}),
-    "soliddb": frozenset({"parquet", "csv", "jsonl"}),
-}
-# Kinds describing one capture (its catalog, its control file): the same bytes in another
-# capture are that capture's own description, not a duplicate.
-CONTEXT_KINDS = {
-    "db2zos": frozenset({"control"}),
-    "db2luw": frozenset({"catalog"}),
-    "soliddb": frozenset({"catalog_tables", "catalog_columns"}),
-}
+from udfs.sources import REGISTERED, by_system
+
 HASH_CHUNK = 1 << 20
 
 FILES_SCHEMA = (
@@ -78,8 +65,14 @@ class RawFile:
     @property
     def is_decoded_kind(self) -> bool:
         """Whether the loader reads this kind of file at all."""
-        kinds = LOG_KINDS[self.source_system] | CONTEXT_KINDS[self.source_system]
-        return self.file_kind in kinds and self.size_bytes > 0
+        source = by_system(self.source_system)
+        return self.file_kind in source.data_kinds | source.context_kinds and self.size_bytes > 0
+
+    @property
+    def is_context_kind(self) -> bool:
+        """Whether it describes its capture (a catalog, a control file) rather than holds log
+        records: the same bytes in another capture are that capture's own, not a copy."""
+        return self.file_kind in by_system(self.source_system).context_kinds
 
     @property
     def loads(self) -> bool:
@@ -90,16 +83,14 @@ class RawFile:
 def list_files(raw_root: Path) -> list[RawFile]:
     """Every file of every source under ``raw_root``, sorted by path (a listing: nothing is
     read but a few first bytes, to tell Log Master control files from data files)."""
-    from udfs.db2luw import source as db2luw
-    from udfs.logmaster import source as logmaster
-    from udfs.soliddb import source as soliddb
-
     found = []
-    for system, module in (("db2zos", logmaster), ("db2luw", db2luw), ("soliddb", soliddb)):
-        for f in module.discover(raw_root / SOURCE_FOLDERS[system], raw_root):
+    for source in REGISTERED:
+        for f in source.discover(raw_root / source.folder, raw_root):
             stat = f.path.stat()
             found.append(
-                RawFile(system, f.capture, f.relative, f.kind, f.size, stat.st_mtime_ns, f.path)
+                RawFile(
+                    source.system, f.capture, f.relative, f.kind, f.size, stat.st_mtime_ns, f.path
+                )
             )
     return sorted(found, key=lambda f: f.source_file)
 
@@ -149,7 +140,7 @@ def mark_duplicates(files: Iterable[RawFile]) -> None:
         f.duplicate_of = None
         if not f.is_decoded_kind:
             continue
-        scope = f.capture if f.file_kind in CONTEXT_KINDS[f.source_system] else None
+        scope = f.capture if f.is_context_kind else None
         key = (f.source_system, f.log_stream, f.file_kind, scope, f.content_hash)
         groups.setdefault(key, []).append(f)
     for group in groups.values():
@@ -166,17 +157,19 @@ def fill_load_keys(
     files: list[RawFile], settings: Mapping[str, Mapping[str, str]], raw_version: str
 ) -> None:
     """Set the load key of every file the loader decodes: what its raw rows depend on (its
-    bytes, the source's settings, the decoders' code and, for a Log Master data file, the
-    extract's first control file, which gives the record header layout and code page)."""
-    first_control: dict[str, str] = {}
-    for f in files:  # sorted by path: the first control file of each extract, as the reader
-        if f.source_system == "db2zos" and f.file_kind == "control" and f.size_bytes:
-            first_control.setdefault(f.capture, f.content_hash or "")
+    bytes, the source's settings, the decoders' code and, for a data file of a source that
+    reads its data with a context file (``Source.data_read_with``: Log Master's control file
+    gives the record header layout and code page), its capture's first such file)."""
+    first_context: dict[tuple[str, str], str] = {}
+    for f in files:  # sorted by path: the first context file of each capture, as the reader
+        if f.file_kind in by_system(f.source_system).data_read_with and f.size_bytes:
+            first_context.setdefault((f.source_system, f.capture), f.content_hash or "")
     for f in files:
         if not f.loads:
             f.load_key = None
             continue
-        context = first_control.get(f.capture) if f.file_kind == "data" else None
+        is_data = f.file_kind in by_system(f.source_system).data_kinds
+        context = first_context.get((f.source_system, f.capture)) if is_data else None
         f.load_key = _digest(
             [f.content_hash, f.file_kind, dict(settings.get(f.source_system, {})), context,
              raw_version]

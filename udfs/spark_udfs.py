@@ -1,5 +1,8 @@
 """logmart's SQL functions, registered on a Spark session for the dbt models to call.
 
+Each source declares its functions (udfs/<folder>/registration.py: names and the module whose
+``FUNCTIONS`` maps them to Arrow UDFs); this module registers every registered source's.
+
 | function | arguments | returns |
 | --- | --- | --- |
 | ``logmart_logmaster_row_images`` | DATA, CHANGE TYPE, layout | images, unavailable, warnings |
@@ -16,68 +19,34 @@ vectorised over it.
 
 from __future__ import annotations
 
-import pyarrow as pa
+from importlib import import_module
+from typing import Any
+
 from pyspark.sql import SparkSession
-from pyspark.sql.functions import arrow_udf
 
-from udfs.db2luw import functions as db2luw
-from udfs.logmaster import catalog, rowimage
-from udfs.soliddb import functions as soliddb
+from udfs.errors import LogmartError
+from udfs.sources import REGISTERED
 
 
-@arrow_udf(rowimage.ROW_IMAGES_TYPE)
-def logmaster_row_images(data: pa.Array, change_type: pa.Array, layout: pa.Array) -> pa.Array:
-    return rowimage.row_images_arrow(data, change_type, layout)
-
-
-@arrow_udf(catalog.CATALOG_EVENT_TYPE)
-def logmaster_catalog_event(data: pa.Array, change_type: pa.Array, codepage: pa.Array) -> pa.Array:
-    return catalog.catalog_event_arrow(data, change_type, codepage)
-
-
-@arrow_udf(db2luw.LAYOUT_HISTORY_TYPE)
-def db2luw_layout_history(catalog: pa.Array, settings: pa.Array, records: pa.Array) -> pa.Array:
-    return db2luw.layout_history_arrow(catalog, settings, records)
-
-
-@arrow_udf(db2luw.ROW_TYPE)
-def db2luw_row(image: pa.Array, layout: pa.Array, byteorder: pa.Array) -> pa.Array:
-    return db2luw.row_arrow(image, layout, byteorder)
-
-
-@arrow_udf(soliddb.STATEMENT_TYPE)
-def soliddb_statement(recid: pa.Array, data: pa.Array, char_codec: pa.Array) -> pa.Array:
-    return soliddb.statement_arrow(recid, data, char_codec)
-
-
-@arrow_udf(soliddb.LAYOUT_HISTORY_TYPE)
-def soliddb_layout_history(
-    tables: pa.Array,
-    columns: pa.Array,
-    records: pa.Array,
-    char_codec: pa.Array,
-    wchar_codec: pa.Array,
-) -> pa.Array:
-    return soliddb.layout_history_arrow(tables, columns, records, char_codec, wchar_codec)
-
-
-@arrow_udf(soliddb.ROW_TYPE)
-def soliddb_row(data: pa.Array, layout_json: pa.Array) -> pa.Array:
-    return soliddb.row_arrow(data, layout_json)
-
-
-FUNCTIONS = {
-    "logmart_logmaster_row_images": logmaster_row_images,
-    "logmart_logmaster_catalog_event": logmaster_catalog_event,
-    "logmart_db2luw_layout_history": db2luw_layout_history,
-    "logmart_db2luw_row": db2luw_row,
-    "logmart_soliddb_statement": soliddb_statement,
-    "logmart_soliddb_layout_history": soliddb_layout_history,
-    "logmart_soliddb_row": soliddb_row,
-}
+def functions() -> dict[str, Any]:
+    """Every registered source's SQL functions: name -> Arrow UDF."""
+    found: dict[str, Any] = {}
+    for source in REGISTERED:
+        if not source.sql_functions:
+            continue
+        provided = import_module(source.sql_function_module).FUNCTIONS
+        for name in source.sql_functions:
+            if name not in provided:
+                raise LogmartError(
+                    f"{source.system} declares the SQL function {name}, but "
+                    f"{source.sql_function_module}.FUNCTIONS has no such entry; add it there "
+                    "or remove it from the source's registration"
+                )
+            found[name] = provided[name]
+    return found
 
 
 def register_functions(spark: SparkSession) -> None:
     """Register every logmart SQL function (temporary functions of this session)."""
-    for name, function in FUNCTIONS.items():
+    for name, function in functions().items():
         spark.udf.register(name, function)

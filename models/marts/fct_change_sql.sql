@@ -223,10 +223,12 @@ described as (
         commit_ts,
         operation,
         change_kind,
+        -- each source's dialect, from its registration (udfs/<folder>/registration.py)
         case source_system
-            when 'db2zos' then 'Db2 for z/OS'
-            when 'db2luw' then 'Db2 LUW'
-            when 'soliddb' then 'solidDB'
+            {%- for system in var('logmart_source_systems') %}
+                when {{ logmart_string_literal(system) }}
+                    then {{ logmart_string_literal(var('logmart_sql_dialects')[system]) }}
+            {%- endfor %}
         end as sql_dialect,
         case
             when operation = 'truncate' then null

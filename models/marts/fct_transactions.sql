@@ -55,7 +55,7 @@ change_transactions as (
 
 transaction_records as (
     -- every other sign of a transaction in the log: its DDL and catalog changes, and the
-    -- transaction records of sources that list them
+    -- transaction records of sources that list them (int_<source>_transaction_records)
     select
         source_system,
         log_stream,
@@ -69,37 +69,21 @@ transaction_records as (
         true as is_schema_change
     from schema_changes
     where transaction_id is not null
-    {%- if 'db2luw' in logmart_sources() %}
+    {%- for source in logmart_sources() %}
         union all
         select
-            'db2luw' as source_system,
-            {{ log_stream('capture') }} as log_stream,
-            capture,
-            tid as transaction_id,
-            transaction_disposition,
-            cast(null as timestamp) as event_ts,
-            commit_ts,
-            commit_position,
-            authid,
-            false as is_schema_change
-        from {{ ref('int_db2luw_transactions_resolved') }}
-    {%- endif %}
-    {%- if 'soliddb' in logmart_sources() %}
-        union all
-        select distinct
             source_system,
             log_stream,
             capture,
             transaction_id,
             transaction_disposition,
             cast(null as timestamp) as event_ts,
-            cast(null as timestamp) as commit_ts,
+            commit_ts,
             commit_position,
-            cast(null as string) as authid,
+            authid,
             false as is_schema_change
-        from {{ ref('int_soliddb_records_grouped') }}
-        where transaction_id is not null
-    {%- endif %}
+        from {{ ref('int_' ~ source ~ '_transaction_records') }}
+    {%- endfor %}
 ),
 
 listed_transactions as (

@@ -1,0 +1,165 @@
+"""Every registered source (udfs/sources.py) against the contracts the shared code relies on,
+without Spark: its raw tables are dbt sources, it provides the models the marts read, its
+settings have flags and variables, its generator and SQL functions exist, and the dbt
+project's defaults equal what the registry tells dbt (docs/adding-a-source.md)."""
+
+from __future__ import annotations
+
+import ast
+import re
+from importlib import import_module
+from pathlib import Path
+
+import pytest
+import yaml
+
+from udfs.cli import build_parser
+from udfs.source_declaration import Source
+from udfs.sources import REGISTERED, dbt_vars
+
+REPO = Path(__file__).resolve().parents[1]
+MODELS = REPO / "models"
+# The models each source provides, read by the shared marts through logmart_sources().
+PROVIDED_MODELS = (
+    "changes_standardized",  # fct_changes and every mart built on it
+    "schema_changes_standardized",  # fct_schema_changes
+    "table_versions_standardized",  # dim_table_versions
+    "records_read",  # reconciliation: the records read
+    "records_accounted",  # reconciliation: where each record read ended up
+    "records_quarantined",  # quarantine
+    "file_problems",  # reconciliation: the source's own rules on a capture's files
+    "transaction_records",  # fct_transactions: transactions its own records list
+)
+SOURCES = pytest.mark.parametrize("source", REGISTERED, ids=lambda s: s.system)
+
+
+def _project() -> dict:
+    return yaml.safe_load((REPO / "dbt_project.yml").read_text())
+
+
+def _model_files(folder: str) -> dict[str, Path]:
+    return {p.stem: p for p in MODELS.glob(f"*/{folder}/*.sql")}
+
+
+def test_sources_are_named_once():
+    for attribute in ("system", "folder", "data_source_name"):
+        values = [getattr(source, attribute) for source in REGISTERED]
+        assert len(values) == len(set(values)), attribute
+    tables = [table.name for source in REGISTERED for table in source.raw_tables]
+    assert len(tables) == len(set(tables))
+
+
+def test_the_marts_read_only_the_provided_models():
+    """The per-source models the marts and tests/dbt name (`'int_' ~ source ~ '_x'`) are the
+    contract's, and the contract lists none the marts do not read."""
+    read = set()
+    for path in [*MODELS.glob("marts/**/*.sql"), *(REPO / "tests" / "dbt").glob("*.sql")]:
+        read |= set(re.findall(r"'int_' ~ source ~ '_([a-z_]+)'", path.read_text()))
+    assert read == set(PROVIDED_MODELS)
+
+
+@SOURCES
+def test_raw_tables_are_dbt_sources(source: Source):
+    sources_file = MODELS / "staging" / source.folder / f"_{source.folder}__sources.yml"
+    declared = yaml.safe_load(sources_file.read_text())["sources"]
+    [dbt_source] = [s for s in declared if s["name"] == source.folder]
+    assert dbt_source["schema"] == "raw"
+    identifiers = {t.get("identifier", t["name"]) for t in dbt_source["tables"]}
+    assert {table.name for table in source.raw_tables} == identifiers
+
+
+@SOURCES
+def test_raw_tables_hold_the_files_that_have_records(source: Source):
+    held = set().union(*(table.kinds for table in source.raw_tables))
+    assert held == source.data_kinds | source.context_kinds
+    assert source.data_kinds, f"{source.system} declares no file kind holding log records"
+    assert source.data_read_with <= source.context_kinds
+    for table in source.raw_tables:
+        assert table.options.get("records"), f"{table.name} has no records option"
+        for name in table.settings:
+            source.setting(name)  # raises when the source has no such setting
+
+
+@SOURCES
+def test_it_provides_the_models_the_marts_read(source: Source):
+    models = _model_files(source.folder)
+    for suffix in PROVIDED_MODELS:
+        name = f"int_{source.folder}_{suffix}"
+        assert name in models, f"{source.system} lacks {name}"
+        assert models[name].with_suffix(".yml").is_file(), f"{name} has no .yml beside it"
+
+
+@SOURCES
+def test_its_models_are_enabled_by_the_sources_var(source: Source):
+    models = _project()["models"]["logmart"]
+    for layer in ("staging", "intermediate"):
+        enabled = models[layer][source.folder]["+enabled"]
+        assert f"'{source.folder}' in var('logmart_sources'" in enabled
+
+
+@SOURCES
+def test_its_settings_have_flags_and_variables(source: Source):
+    """`logmart build` has a flag per setting (`demo` reads the variables only)."""
+    for setting in source.settings:
+        assert setting.default in setting.allowed
+        assert setting.variable == f"LOGMART_{source.folder}_{setting.name}".upper()
+        for value in setting.allowed:
+            flag = setting.flag(source.folder)
+            args = build_parser().parse_args(["build", "--raw", "r", flag, value])
+            assert value in vars(args).values()
+        assert any(setting.name in table.settings for table in source.raw_tables)
+
+
+@SOURCES
+def test_its_generator_exists(source: Source):
+    module = import_module(f"logmart_generators.{source.generator}")
+    assert callable(module.generate)
+
+
+def _functions_provided(module: str) -> set[str]:
+    """The keys of ``module``'s FUNCTIONS dict, read from its text (importing it needs a Spark
+    session: the Arrow UDFs parse their return types)."""
+    path = REPO / Path(*module.split(".")).with_suffix(".py")
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "FUNCTIONS" for t in node.targets
+        ):
+            return {key.value for key in node.value.keys}
+    raise AssertionError(f"{module} has no FUNCTIONS")
+
+
+@SOURCES
+def test_its_sql_functions_are_provided(source: Source):
+    assert source.sql_functions, f"{source.system} declares no SQL function"
+    assert set(source.sql_functions) == _functions_provided(source.sql_function_module)
+    for name in source.sql_functions:
+        assert name.startswith(f"logmart_{source.folder}_")
+
+
+def test_every_sql_function_the_models_call_is_declared():
+    declared = {name for source in REGISTERED for name in source.sql_functions}
+    called = set()
+    for path in [*MODELS.rglob("*.sql"), *(REPO / "macros").glob("*.sql")]:
+        called |= set(re.findall(r"\b(logmart_[a-z0-9]+_[a-z0-9_]+)\(", path.read_text()))
+    called = {name for name in called if not name.startswith("logmart_string")}
+    assert called <= declared, called - declared
+
+
+def test_dbt_project_defaults_equal_the_registry():
+    project_vars = _project()["vars"]
+    for name, value in dbt_vars().items():
+        assert project_vars[name] == value, name
+    for source in REGISTERED:
+        for var in source.dbt_vars:
+            assert project_vars[var.name] == var.default, var.name
+
+
+def test_the_models_read_the_registry_vars():
+    """The shared SQL takes the source list, accepted values and dialects from the vars."""
+    assert "var('logmart_source_folders')" in (REPO / "macros" / "sources.sql").read_text()
+    assert "var('logmart_decode_vars')" in (REPO / "macros" / "incremental.sql").read_text()
+    assert "var('logmart_sql_dialects')" in (MODELS / "marts" / "fct_change_sql.sql").read_text()
+    systems = [source.system for source in REGISTERED]
+    for path in MODELS.rglob("*.yml"):
+        text = path.read_text()
+        assert str(systems) not in text, f"{path}: a list of the sources; use the var"
