@@ -228,6 +228,17 @@ def print_summary(summary: dict[str, Any], out: TextIO) -> None:
             f"since the last build, {load['duplicates']} copies of another file (read once), "
             f"{load['files_removed']} gone\n"
         )
+    typed = summary.get("typed_relations")
+    if typed:
+        out.write(
+            f"typed relations (schemas changes, current): {typed['created']} views created, "
+            f"{typed['kept']} unchanged, {len(typed['dropped'])} dropped\n"
+        )
+        for view in typed["too_wide"]:
+            out.write(
+                f"typed relations: {view} not created: its SQL is beyond the metastore's "
+                "32,700 characters for a view (docs/typed-tables.md)\n"
+            )
     if summary.get("dbt") == "current":
         out.write(
             "models: nothing changed since the last build (raw files, settings, logmart, dbt "
