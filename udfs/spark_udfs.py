@@ -9,8 +9,10 @@
 | ``logmart_soliddb_statement`` | RECID, DATA, char codec | LOGRECID, INFO, SQL text, kind, error |
 | ``logmart_soliddb_layout_history`` | catalog rows, DDL/SQL records, codecs | layout versions |
 | ``logmart_soliddb_row`` | DATA, layout JSON | values, null_reasons, error |
+| ``logmart_typed_columns`` | a table's layouts, oldest first | typed columns (udfs/typed.py) |
 
-They are Arrow UDFs: Spark hands each call a whole batch as Arrow arrays, and the decoders are
+They are Arrow UDFs (``logmart_typed_columns`` a plain one, called once per source table):
+Spark hands each call a whole batch as Arrow arrays, and the decoders are
 vectorised over it.
 """
 
@@ -18,11 +20,12 @@ from __future__ import annotations
 
 import pyarrow as pa
 from pyspark.sql import SparkSession
-from pyspark.sql.functions import arrow_udf
+from pyspark.sql.functions import arrow_udf, udf
 
 from udfs.db2luw import functions as db2luw
 from udfs.logmaster import catalog, rowimage
 from udfs.soliddb import functions as soliddb
+from udfs.typed import TYPED_COLUMNS_TYPE, typed_columns
 
 
 @arrow_udf(rowimage.ROW_IMAGES_TYPE)
@@ -66,6 +69,11 @@ def soliddb_row(data: pa.Array, layout_json: pa.Array) -> pa.Array:
     return soliddb.row_arrow(data, layout_json)
 
 
+@udf(TYPED_COLUMNS_TYPE)
+def typed_columns_function(layouts: list) -> list:
+    return typed_columns(layouts)
+
+
 FUNCTIONS = {
     "logmart_logmaster_row_images": logmaster_row_images,
     "logmart_logmaster_catalog_event": logmaster_catalog_event,
@@ -74,6 +82,7 @@ FUNCTIONS = {
     "logmart_soliddb_statement": soliddb_statement,
     "logmart_soliddb_layout_history": soliddb_layout_history,
     "logmart_soliddb_row": soliddb_row,
+    "logmart_typed_columns": typed_columns_function,
 }
 
 

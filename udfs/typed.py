@@ -347,58 +347,25 @@ class SyncResult:
 
 
 def typed_tables(spark: Any) -> list[TypedTable]:
-    """Every table of marts.dim_table_versions (every capture of every source) with its
-    relation name, its columns over all its versions and the latest version's key. Versions
-    are taken oldest first by capture folder, then version number."""
-    from udfs.change_sql import log_stream_of
-
+    """Every typed relation of marts.dim_typed_relations (the dbt model applies these rules
+    through the SQL function logmart_typed_columns and the naming rule in SQL)."""
     rows = spark.sql(
-        "select source_system, capture, table_schema, table_name, version_number, "
-        "transform(columns, c -> array(c.column_name, c.column_type)) as columns, "
-        "key_columns from marts.dim_table_versions "
-        "order by source_system, capture, table_schema, table_name, version_number"
+        "select source_system, log_stream, table_schema, table_name, relation_name, "
+        "key_columns, columns from marts.dim_typed_relations "
+        "order by source_system, log_stream, table_schema, table_name"
     ).collect()
-    versions: dict[SourceTable, list] = {}
-    keys: dict[SourceTable, list[str]] = {}
-    for row in rows:
-        table = SourceTable(
-            row.source_system, log_stream_of(row.capture), row.table_schema, row.table_name
-        )
-        versions.setdefault(table, []).append([(c[0], c[1]) for c in row.columns or []])
-        if row.columns:
-            keys[table] = list(row.key_columns or [])
-    undescribed = [t for t, vs in versions.items() if not any(vs)]
-    for table, found in _image_columns(spark, undescribed).items():
-        versions[table].append(found)
-    names = relation_names(versions)
     return [
-        TypedTable(table, names[table], evolved_columns(versions[table]), keys.get(table, []))
-        for table in sorted(versions)
+        TypedTable(
+            SourceTable(row.source_system, row.log_stream, row.table_schema, row.table_name),
+            row.relation_name,
+            [
+                TypedColumn(c.column_name, c.source_column_name, c.source_type, c.spark_type)
+                for c in row.columns or []
+            ],
+            list(row.key_columns or []),
+        )
+        for row in rows
     ]
-
-
-def _image_columns(
-    spark: Any, tables: Sequence[SourceTable]
-) -> dict[SourceTable, list[tuple[str, str | None]]]:
-    """Columns of tables no layout describes, from their changes' images and column_types
-    (latest type), in order of first appearance."""
-    if not tables:
-        return {}
-    where = " or ".join(f"({_table_filter(t)})" for t in tables)
-    rows = spark.sql(
-        "select source_system, log_stream, table_schema, table_name, k, "
-        "max_by(column_types[k], commit_position) as column_type, "
-        "min(struct(commit_position, change_seq)) as first "
-        "from (select *, explode(map_keys(coalesce(after_image, before_image))) as k "
-        f"from marts.fct_changes where disposition = 'committed' and ({where})) "
-        "group by source_system, log_stream, table_schema, table_name, k "
-        "order by first, k"
-    ).collect()
-    found: dict[SourceTable, list[tuple[str, str | None]]] = {}
-    for row in rows:
-        table = SourceTable(row.source_system, row.log_stream, row.table_schema, row.table_name)
-        found.setdefault(table, []).append((row.k, row.column_type))
-    return found
 
 
 def _existing_views(spark: Any, schema: str) -> set[str]:
@@ -442,3 +409,120 @@ def sync_views(spark: Any) -> SyncResult:
         spark.sql(f"drop view if exists {view}")
         result.dropped.append(view)
     return result
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading the typed relations (logmart changes)
+
+
+def net_changes_sql(
+    relation: str, from_position: str, to_position: str, columns: Sequence[str]
+) -> str:
+    """The query of the dbt macro `net_changes` (macros/typed.sql), rendered here with plain
+    Jinja so that `logmart changes --net` and the macro are one definition."""
+    import jinja2
+
+    from udfs.dbt_runner import project_dir
+
+    text = (project_dir() / "macros" / "typed.sql").read_text(encoding="utf-8")
+    template = jinja2.Environment(autoescape=False).from_string(
+        text + "{{ net_changes(relation, from_position, to_position, columns) }}"
+    )
+    return template.render(
+        relation=relation,
+        from_position=from_position,
+        to_position=to_position,
+        columns=list(columns),
+    )
+
+
+def relation_of(
+    spark: Any, table: str, source_system: str | None = None, log_stream: str | None = None
+) -> TypedTable:
+    """The one typed table 'SCHEMA.TABLE' names (with --source / --stream when it is in more
+    than one log stream)."""
+    from udfs.errors import LogmartError
+
+    schema, _, name = table.rpartition(".")
+    if not schema or not name:
+        raise LogmartError(f"--table {table!r}: give the table as SCHEMA.TABLE")
+    found = [
+        typed
+        for typed in typed_tables(spark)
+        if typed.table.table_schema == schema
+        and typed.table.table_name == name
+        and source_system in (None, typed.table.source_system)
+        and log_stream in (None, typed.table.log_stream)
+    ]
+    if not found:
+        raise LogmartError(
+            f"no table {schema}.{name} in marts.dim_table_versions"
+            + (" with that --source/--stream" if source_system or log_stream else "")
+            + '; `logmart query "show views in changes"` lists the typed tables'
+        )
+    if len(found) > 1:
+        logs = ", ".join(
+            f"--source {t.table.source_system} --stream {t.table.log_stream}" for t in found
+        )
+        raise LogmartError(
+            f"{schema}.{name} is in more than one log stream; choose one with {logs}"
+        )
+    return found[0]
+
+
+def changes(
+    spark: Any,
+    table: str,
+    from_position: str,
+    to_position: str,
+    net: bool = False,
+    source_system: str | None = None,
+    log_stream: str | None = None,
+) -> tuple[list[str], Any]:
+    """Column names and rows of a table's typed change feed between two commit positions
+    (both included), in commit order; with `net`, its net changes (:func:`net_changes_sql`)."""
+    from udfs.errors import LogmartError
+
+    if from_position > to_position:
+        raise LogmartError(
+            f"--from-position {from_position} is after --to-position {to_position}; "
+            "give the earlier position first"
+        )
+    typed = relation_of(spark, table, source_system, log_stream)
+    relation = f"{CHANGES_SCHEMA}.{typed.name}"
+    if relation.split(".", 1)[1] not in _existing_views(spark, CHANGES_SCHEMA):
+        raise LogmartError(
+            f"{relation} does not exist; run `logmart build` (its SQL may be too wide for "
+            "the metastore: see the build's output)"
+        )
+    columns = spark.table(relation).columns
+    if net:
+        query = net_changes_sql(relation, from_position, to_position, columns)
+    else:
+        query = (
+            f"select * from {relation} where _commit_position >= {sql_string(from_position)} "
+            f"and _commit_position <= {sql_string(to_position)}"
+        )
+    rows = spark.sql(
+        f"select * from ({query}) "
+        "order by _commit_position, _change_seq, _change_type = 'update_postimage'"
+    ).toLocalIterator()
+    return columns, (list(row) for row in rows)
+
+
+# ---------------------------------------------------------------------------------------------
+# The SQL function of marts.dim_typed_relations
+
+TYPED_COLUMNS_TYPE = (
+    "array<struct<column_name:string,source_column_name:string,"
+    "source_type:string,spark_type:string>>"
+)
+
+
+def typed_columns(layouts: Sequence[Sequence[Any]] | None) -> list[tuple]:
+    """:func:`evolved_columns` of layouts given as the SQL function receives them (each a list
+    of structs with column_name and column_type), as rows of :data:`TYPED_COLUMNS_TYPE`."""
+    versions = [
+        [(c["column_name"], c["column_type"]) for c in layout or []] for layout in layouts or []
+    ]
+    return [(c.name, c.source_name, c.source_type, c.spark_type) for c in evolved_columns(versions)]
