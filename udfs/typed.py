@@ -32,7 +32,7 @@ FINGERPRINT_PROPERTY = "logmart.typed_fingerprint"
 # created (see :class:`SyncResult`.too_wide).
 MAX_VIEW_TEXT = 32_000
 
-_DECIMAL = re.compile(r"^(DECIMAL|DEC|NUMERIC|NUM)\s*(?:\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?\))?")
+_DECIMAL = re.compile(r"^(DECIMAL|DEC|NUMERIC|NUM)\b\s*(?:\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?\))?")
 _TIMESTAMP_FRACTION_LOST = r"[.][0-9]{6}[0-9]*[1-9]"
 
 
@@ -456,7 +456,7 @@ def relation_of(
     ]
     if not found:
         raise LogmartError(
-            f"no table {schema}.{name} in marts.dim_table_versions"
+            f"no table {schema}.{name} in marts.dim_typed_relations"
             + (" with that --source/--stream" if source_system or log_stream else "")
             + '; `logmart query "show views in changes"` lists the typed tables'
         )
