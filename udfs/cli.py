@@ -231,7 +231,12 @@ def print_summary(summary: dict[str, Any], out: TextIO) -> None:
             f"{load['files_removed']} gone\n"
         )
     typed = summary.get("typed_relations")
-    if typed:
+    if typed and typed.get("missing_model"):
+        out.write(
+            "typed relations: marts.dim_typed_relations is not built (dbt arguments left it "
+            "out); the views in schemas changes and current were left as they were\n"
+        )
+    elif typed:
         out.write(
             f"typed relations (schemas changes, current): {typed['created']} views created, "
             f"{typed['kept']} unchanged, {len(typed['dropped'])} dropped\n"

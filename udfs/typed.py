@@ -329,13 +329,15 @@ class TypedTable:
 @dataclass
 class SyncResult:
     """What :func:`sync_views` did: views created (new or changed definition), kept
-    (unchanged), dropped (their table is in no capture any more) and too_wide (SQL beyond
-    Derby's limit on a view's text: not created, the table named)."""
+    (unchanged), dropped (their table is in no capture any more), too_wide (SQL beyond
+    Derby's limit on a view's text: not created, the table named) and missing_model
+    (marts.dim_typed_relations not built: the views were left as they were)."""
 
     created: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)
     dropped: list[str] = field(default_factory=list)
     too_wide: list[str] = field(default_factory=list)
+    missing_model: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -343,6 +345,7 @@ class SyncResult:
             "kept": len(self.kept),
             "dropped": sorted(self.dropped),
             "too_wide": sorted(self.too_wide),
+            "missing_model": self.missing_model,
         }
 
 
@@ -382,6 +385,10 @@ def sync_views(spark: Any) -> SyncResult:
     """Create or replace the typed views whose SQL changed, keep the others, drop those of
     tables in no capture any more."""
     result = SyncResult()
+    if not spark.catalog.tableExists("marts.dim_typed_relations"):
+        # a build whose dbt arguments left the model out: nothing to go by, nothing dropped
+        result.missing_model = True
+        return result
     wanted: dict[str, str] = {}
     for typed in typed_tables(spark):
         wanted[f"{CHANGES_SCHEMA}.{typed.name}"] = changes_view_sql(
