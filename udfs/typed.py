@@ -526,10 +526,19 @@ TYPED_COLUMNS_TYPE = (
 )
 
 
-def typed_columns(layouts: Sequence[Sequence[Any]] | None) -> list[tuple]:
+def typed_columns(layouts: Sequence[Sequence[Any]] | None) -> list[dict[str, str | None]]:
     """:func:`evolved_columns` of layouts given as the SQL function receives them (each a list
-    of structs with column_name and column_type), as rows of :data:`TYPED_COLUMNS_TYPE`."""
+    of structs with column_name and column_type), as rows of :data:`TYPED_COLUMNS_TYPE`
+    (dicts: both the Arrow and the pickled UDF paths take them for structs)."""
     versions = [
         [(c["column_name"], c["column_type"]) for c in layout or []] for layout in layouts or []
     ]
-    return [(c.name, c.source_name, c.source_type, c.spark_type) for c in evolved_columns(versions)]
+    return [
+        {
+            "column_name": c.name,
+            "source_column_name": c.source_name,
+            "source_type": c.source_type,
+            "spark_type": c.spark_type,
+        }
+        for c in evolved_columns(versions)
+    ]

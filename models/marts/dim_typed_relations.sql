@@ -60,7 +60,7 @@ undescribed_image_columns as (
             and changes.log_stream = tables.log_stream
             and changes.table_schema <=> tables.table_schema
             and changes.table_name = tables.table_name
-            and not exists(tables.layouts, l -> size(l) > 0)
+            and forall(tables.layouts, l -> size(l) = 0)
         lateral view explode(
             map_keys(coalesce(changes.after_image, changes.before_image))
         ) image as column_name

@@ -138,7 +138,10 @@ def test_the_sql_function_takes_layouts_as_spark_gives_them():
             {"column_name": "D", "column_type": None},
         ],
     ]
-    assert typed_columns(layouts) == [("ID", "ID", "INTEGER", "INT"), ("D", "D", None, "STRING")]
+    assert [tuple(c.values()) for c in typed_columns(layouts)] == [
+        ("ID", "ID", "INTEGER", "INT"),
+        ("D", "D", None, "STRING"),
+    ]
     assert typed_columns(None) == []
 
 
