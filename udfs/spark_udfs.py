@@ -69,8 +69,9 @@ def soliddb_row(data: pa.Array, layout_json: pa.Array) -> pa.Array:
     return soliddb.row_arrow(data, layout_json)
 
 
+# no type hints: Spark would try to infer a pandas/Arrow UDF kind from them
 @udf(TYPED_COLUMNS_TYPE)
-def typed_columns_function(layouts: list) -> list:
+def typed_columns_function(layouts):  # noqa: ANN001, ANN201
     return typed_columns(layouts)
 
 

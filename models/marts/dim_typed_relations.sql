@@ -23,7 +23,7 @@ versions as (
     from {{ ref('dim_table_versions') }}
 ),
 
-tables as (
+source_tables as (
     select
         source_system,
         log_stream,
@@ -44,33 +44,49 @@ tables as (
     group by source_system, log_stream, table_schema, table_name
 ),
 
-undescribed_image_columns as (
+undescribed_tables as (
+    select
+        source_system,
+        log_stream,
+        table_schema,
+        table_name
+    from source_tables
+    where forall(layouts, l -> size(l) = 0)
+),
+
+undescribed_images as (
     select
         changes.source_system,
         changes.log_stream,
         changes.table_schema,
         changes.table_name,
-        image.column_name,
-        max_by(changes.column_types[image.column_name], changes.commit_position) as column_type,
-        min(struct(changes.commit_position, changes.change_seq)) as first_seen
-    from {{ ref('fct_changes') }} as changes
-    left semi join tables
-        on
-            changes.source_system = tables.source_system
-            and changes.log_stream = tables.log_stream
-            and changes.table_schema <=> tables.table_schema
-            and changes.table_name = tables.table_name
-            and forall(tables.layouts, l -> size(l) = 0)
-        lateral view explode(
+        changes.column_types,
+        changes.commit_position,
+        changes.change_seq,
+        explode(
             map_keys(coalesce(changes.after_image, changes.before_image))
-        ) image as column_name
+        ) as column_name  -- noqa: RF04
+    from {{ ref('fct_changes') }} as changes
+    inner join undescribed_tables
+        on
+            changes.source_system = undescribed_tables.source_system
+            and changes.log_stream = undescribed_tables.log_stream
+            and changes.table_schema <=> undescribed_tables.table_schema
+            and changes.table_name = undescribed_tables.table_name
     where changes.disposition = 'committed'
-    group by
-        changes.source_system,
-        changes.log_stream,
-        changes.table_schema,
-        changes.table_name,
-        image.column_name
+),
+
+undescribed_image_columns as (
+    select
+        source_system,
+        log_stream,
+        table_schema,
+        table_name,
+        column_name,
+        max_by(column_types[column_name], commit_position) as column_type,
+        min(struct(commit_position, change_seq)) as first_seen
+    from undescribed_images
+    group by source_system, log_stream, table_schema, table_name, column_name
 ),
 
 undescribed_layouts as (
@@ -89,34 +105,34 @@ undescribed_layouts as (
 
 laid_out as (
     select
-        tables.source_system,
-        tables.log_stream,
-        tables.table_schema,
-        tables.table_name,
+        source_tables.source_system,
+        source_tables.log_stream,
+        source_tables.table_schema,
+        source_tables.table_name,
         if(
             undescribed_layouts.layout is null,
-            tables.layouts,
-            concat(tables.layouts, array(undescribed_layouts.layout))
+            source_tables.layouts,
+            concat(source_tables.layouts, array(undescribed_layouts.layout))
         ) as layouts,
-        coalesce(tables.key_columns, cast(array() as array<string>)) as key_columns,
+        coalesce(source_tables.key_columns, cast(array() as array<string>)) as key_columns,
         regexp_replace(
             lower(concat_ws(
                 '__',
-                tables.source_system,
-                tables.log_stream,
-                coalesce(tables.table_schema, ''),
-                tables.table_name
+                source_tables.source_system,
+                source_tables.log_stream,
+                coalesce(source_tables.table_schema, ''),
+                source_tables.table_name
             )),
             '[^a-z0-9_]',
             '_'
         ) as base_name
-    from tables
+    from source_tables
     left join undescribed_layouts
         on
-            tables.source_system = undescribed_layouts.source_system
-            and tables.log_stream = undescribed_layouts.log_stream
-            and tables.table_schema <=> undescribed_layouts.table_schema
-            and tables.table_name = undescribed_layouts.table_name
+            source_tables.source_system = undescribed_layouts.source_system
+            and source_tables.log_stream = undescribed_layouts.log_stream
+            and source_tables.table_schema <=> undescribed_layouts.table_schema
+            and source_tables.table_name = undescribed_layouts.table_name
 )
 
 select
