@@ -71,7 +71,7 @@ def soliddb_row(data: pa.Array, layout_json: pa.Array) -> pa.Array:
 
 # no type hints: Spark would try to infer a pandas/Arrow UDF kind from them
 @udf(TYPED_COLUMNS_TYPE)
-def typed_columns_function(layouts):  # noqa: ANN001, ANN201
+def typed_columns_function(layouts):
     return typed_columns(layouts)
 
 
