@@ -530,8 +530,10 @@ def typed_columns(layouts: Sequence[Sequence[Any]] | None) -> list[dict[str, str
     """:func:`evolved_columns` of layouts given as the SQL function receives them (each a list
     of structs with column_name and column_type), as rows of :data:`TYPED_COLUMNS_TYPE`
     (dicts: both the Arrow and the pickled UDF paths take them for structs)."""
+    # `is None` tests, not truthiness: an Arrow batch may hand arrays over as numpy arrays
     versions = [
-        [(c["column_name"], c["column_type"]) for c in layout or []] for layout in layouts or []
+        [(c["column_name"], c["column_type"]) for c in (layout if layout is not None else [])]
+        for layout in (layouts if layouts is not None else [])
     ]
     return [
         {
