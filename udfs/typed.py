@@ -101,7 +101,7 @@ def sql_identifier(name: str) -> str:
 # Relation names
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True)
 class SourceTable:
     """One table of one log stream."""
 
@@ -128,7 +128,7 @@ def relation_names(tables: Iterable[SourceTable]) -> dict[SourceTable, str]:
     """Each table's relation name (:func:`base_name`); tables whose base names clash (case,
     punctuation) each get `__` and the first 8 hex digits of the SHA-1 of
     `source_system/log_stream/table_schema/table_name` (exact text) appended."""
-    tables = sorted(set(tables))
+    tables = sorted(set(tables), key=lambda t: t.label)
     by_base: dict[str, list[SourceTable]] = {}
     for table in tables:
         by_base.setdefault(base_name(table), []).append(table)
