@@ -11,11 +11,11 @@ log stream, and runs `logmart build` in a subprocess three times on one warehous
   incremental  after a second capture of the same stream (100,000 records) was added.
 
 Each line: wall seconds of the whole command (JVM start and exit included), of its phases
-(session start + exit, raw load, dbt, and dbt by layer from run_results.json: the span from a
-layer's first node's start to its last node's end), records per second end to end and per
-core, the ratio of the whole build to its raw load measured in the same run, and peak RSS of
-the driver's Python process, the JVM (driver and, in local mode, the executors) and the Python
-workers (sampled every 0.5 s). `--big` adds N = 4,000,000.
+(session start + exit, raw load, dbt, the typed views made after dbt, and dbt by layer from
+run_results.json: the span from a layer's first node's start to its last node's end), records
+per second end to end and per core, the ratio of the whole build to its raw load measured in
+the same run, and peak RSS of the driver's Python process, the JVM (driver and, in local mode,
+the executors) and the Python workers (sampled every 0.5 s). `--big` adds N = 4,000,000.
 """
 
 from __future__ import annotations
@@ -132,6 +132,7 @@ def run_build(raw: Path, warehouse: Path, log: Path) -> dict:
 
 HEADER = (
     f"{'records':>9} {'phase':<11} {'wall s':>7} {'session':>7} {'raw s':>6} {'dbt s':>6} "
+    f"{'typed':>5} "
     + " ".join(f"{layer[:5]:>5}" for layer in LAYERS)
     + f" {'rec/s':>8} {'/core':>7} {'x raw':>6} {'drv MB':>6} {'JVM MB':>6} {'wrk MB':>6} "
     "exit"
@@ -144,7 +145,8 @@ def line(records: int, phase: str, result: dict, fresh: bool) -> str:
     raw_s = record.get("raw_load_s")
     dbt_s = record.get("dbt_s")
     layers = record.get("dbt_layers", {})
-    session = result["wall"] - sum(record.get(k, 0) for k in ("raw_load_s", "dbt_s", "summary_s"))
+    phases = ("raw_load_s", "dbt_s", "typed_s", "summary_s")
+    session = result["wall"] - sum(record.get(k, 0) for k in phases)
     rate = records / result["wall"]
     cores = os.cpu_count() or 1
 
@@ -154,7 +156,7 @@ def line(records: int, phase: str, result: dict, fresh: bool) -> str:
     peaks = result["peaks"]
     return (
         f"{records:>9} {phase:<11} {result['wall']:>7.1f} {cell(session if fresh else None, 7, 1)} "
-        f"{cell(raw_s, 6, 1)} {cell(dbt_s, 6, 1)} "
+        f"{cell(raw_s, 6, 1)} {cell(dbt_s, 6, 1)} {cell(record.get('typed_s'), 5, 1)} "
         + " ".join(cell(layers.get(layer, {}).get("span_s"), 5) for layer in LAYERS)
         + f" {rate:>8.0f} {rate / cores:>7.0f} "
         f"{cell(result['wall'] / raw_s if raw_s else None, 6, 1)} {peaks.driver >> 20:>6} "

@@ -3,9 +3,10 @@
 Reads the SQL table function ``marts.table_as_of`` that fct_row_history's post-hook defines
 from the dbt macro ``as_of_condition``, so the command, the macro and ``logmart query`` agree.
 
-A value the log does not carry (``fct_row_history.unavailable``) is not printed as NULL: its
-cell holds :func:`udfs.unavailable.as_of_placeholder` of its reason, e.g.
-``<unavailable: not_logged_lob>``.
+Values are typed as in the typed relations (udfs/typed.py, docs/typed-tables.md): a DECIMAL
+column gives Decimal values, a DATE column dates, and so on. A value the log does not carry
+(``fct_row_history.unavailable``) is not printed as NULL: its cell holds
+:func:`udfs.unavailable.as_of_placeholder` of its reason, e.g. ``<unavailable: not_logged_lob>``.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 from udfs.change_sql import sql_string
 from udfs.errors import LogmartError
+from udfs.typed import relation_of, typed_value_sql
 from udfs.unavailable import AS_OF_PLACEHOLDER_PREFIX, AS_OF_PLACEHOLDER_SUFFIX
 
 
@@ -42,21 +44,28 @@ def as_of(
             f"where {where}) group by col_name order by pos, col_name"
         ).collect()
     ]
-    picks = ", ".join(_value_or_placeholder(sql_string(column)) for column in columns)
+    types = {
+        c.source_name: c.spark_type
+        for c in relation_of(spark, table, source_system, log_stream).columns
+    }
+    picks = ", ".join(
+        f"{typed_value_sql(f'row_image[{sql_string(c)}]', types.get(c, 'STRING'))}, "
+        f"coalesce(unavailable, map())[{sql_string(c)}]"
+        for c in columns
+    )
     rows = spark.sql(
         f"select {picks or 'null'} from {call} where {where} order by row_key, occurrence"
     ).toLocalIterator()
-    return columns, (list(row) for row in rows)
+    return columns, (_values_or_placeholders(list(row)) for row in rows)
 
 
-def _value_or_placeholder(column: str) -> str:
-    """The Spark SQL of one column's cell: its value, or the placeholder of the reason when the
-    log does not carry it (never a null that reads as SQL NULL)."""
-    prefix, suffix = sql_string(AS_OF_PLACEHOLDER_PREFIX), sql_string(AS_OF_PLACEHOLDER_SUFFIX)
-    return (
-        f"if(map_contains_key(coalesce(unavailable, map()), {column}), "
-        f"concat({prefix}, unavailable[{column}], {suffix}), row_image[{column}])"
-    )
+def _values_or_placeholders(cells: list[Any]) -> list[Any]:
+    """Each column's typed value, or the placeholder of the reason when the log does not
+    carry it (never a null that reads as SQL NULL); `cells` are (value, reason) pairs."""
+    return [
+        value if why is None else f"{AS_OF_PLACEHOLDER_PREFIX}{why}{AS_OF_PLACEHOLDER_SUFFIX}"
+        for value, why in zip(cells[0::2], cells[1::2], strict=True)
+    ]
 
 
 def _logs(

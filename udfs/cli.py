@@ -12,6 +12,8 @@
         [--source S] [--stream S | --capture C] [--warehouse DIR]
     logmart asof --table SCHEMA.TABLE (--position P | --ts TS) [--source S]
         [--stream S | --capture C] [--format table|csv|json] [--warehouse DIR]
+    logmart changes --table SCHEMA.TABLE --from-position P --to-position Q [--net]
+        [--source S] [--stream S | --capture C] [--format table|csv|json] [--warehouse DIR]
     logmart export debezium --out DIR [--source S] [--stream S | --capture C]
         [--from-position P] [--tombstones] [--truncates emit|skip] [--db2zos-time-zone ZONE]
         [--warehouse DIR]
@@ -229,6 +231,22 @@ def print_summary(summary: dict[str, Any], out: TextIO) -> None:
             f"since the last build, {load['duplicates']} copies of another file (read once), "
             f"{load['files_removed']} gone\n"
         )
+    typed = summary.get("typed_relations")
+    if typed and typed.get("missing_model"):
+        out.write(
+            "typed relations: marts.dim_typed_relations is not built (dbt arguments left it "
+            "out); the views in schemas changes and current were left as they were\n"
+        )
+    elif typed:
+        out.write(
+            f"typed relations (schemas changes, current): {typed['created']} views created, "
+            f"{typed['kept']} unchanged, {len(typed['dropped'])} dropped\n"
+        )
+        for view in typed["too_wide"]:
+            out.write(
+                f"typed relations: {view} not created: its SQL is beyond the metastore's "
+                "32,700 characters for a view (docs/typed-tables.md)\n"
+            )
     if summary.get("dbt") == "current":
         out.write(
             "models: nothing changed since the last build (raw files, settings, logmart, dbt "
@@ -569,6 +587,34 @@ def cmd_asof(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_changes(args: argparse.Namespace) -> int:
+    from pyspark.errors import PySparkException
+
+    from udfs.typed import changes
+
+    with _session(args.warehouse) as spark:
+        try:
+            columns, rows = changes(
+                spark,
+                args.table,
+                args.from_position,
+                args.to_position,
+                net=args.net,
+                source_system=args.source,
+                log_stream=_stream(args),
+            )
+            if args.format == "json":
+                write_json_lines(columns, rows, sys.stdout)
+            elif args.format == "csv":
+                write_csv(columns, rows, sys.stdout)
+            else:
+                write_table(columns, rows, sys.stdout)
+        except PySparkException as exc:
+            raise LogmartError(_first_line(exc)) from None
+        sys.stdout.flush()
+    return 0
+
+
 def cmd_export_debezium(args: argparse.Namespace) -> int:
     from udfs.debezium import Selection, db2zos_time_zone, export
 
@@ -837,6 +883,23 @@ def build_parser() -> argparse.ArgumentParser:
     asof.add_argument("--format", choices=["table", "csv", "json"], default="table")
     _add_warehouse(asof)
     asof.set_defaults(run=cmd_asof)
+
+    changes = commands.add_parser(
+        "changes",
+        help="print a table's typed change feed between two commit positions (schema changes)",
+    )
+    changes.add_argument("--table", required=True, help="SCHEMA.TABLE")
+    changes.add_argument("--from-position", required=True, help="first commit position (included)")
+    changes.add_argument("--to-position", required=True, help="last commit position (included)")
+    changes.add_argument(
+        "--net",
+        action="store_true",
+        help="net changes (Iceberg net_changes): one change per row over the window",
+    )
+    _add_stream_choice(changes)
+    changes.add_argument("--format", choices=["table", "csv", "json"], default="table")
+    _add_warehouse(changes)
+    changes.set_defaults(run=cmd_changes)
 
     export = commands.add_parser("export", help="write the changes in another format")
     formats = export.add_subparsers(dest="export_format", required=True, metavar="FORMAT")

@@ -568,6 +568,7 @@ def build(
     current (``summary["dbt"] == "current"``)."""
     from udfs import last_build
     from udfs.dbt_runner import run_dbt
+    from udfs.typed import sync_views
 
     warehouse = Path(warehouse)
     timings: dict[str, Any] = {}
@@ -594,8 +595,12 @@ def build(
             )
         dbt_state = "built"
     timings["dbt_s"] = round(time.monotonic() - dbt_started, 2)
+    typed_started = time.monotonic()
+    typed = sync_views(spark)  # views over the marts: cheap, and a no-op when nothing moved
+    timings["typed_s"] = round(time.monotonic() - typed_started, 2)
     summary_started = time.monotonic()
     result = {**summary(spark), "load": report.as_dict(), "dbt": dbt_state}
+    result["typed_relations"] = typed.as_dict()
     timings["summary_s"] = round(time.monotonic() - summary_started, 2)
     if dbt_state == "built":
         layers = last_build.dbt_layer_seconds(warehouse / "dbt" / "target" / "run_results.json")

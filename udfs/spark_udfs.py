@@ -1,7 +1,8 @@
 """logmart's SQL functions, registered on a Spark session for the dbt models to call.
 
 Each source declares its functions (udfs/<folder>/registration.py: names and the module whose
-``FUNCTIONS`` maps them to Arrow UDFs); this module registers every registered source's.
+``FUNCTIONS`` maps them to Arrow UDFs); this module registers every registered source's, and
+logmart's own shared ones (:data:`SHARED_FUNCTION_NAMES`).
 
 | function | arguments | returns |
 | --- | --- | --- |
@@ -12,8 +13,10 @@ Each source declares its functions (udfs/<folder>/registration.py: names and the
 | ``logmart_soliddb_statement`` | RECID, DATA, char codec | LOGRECID, INFO, SQL text, kind, error |
 | ``logmart_soliddb_layout_history`` | catalog rows, DDL/SQL records, codecs | layout versions |
 | ``logmart_soliddb_row`` | DATA, layout JSON | values, null_reasons, error |
+| ``logmart_typed_columns`` | a table's layouts, oldest first | typed columns (udfs/typed.py) |
 
-They are Arrow UDFs: Spark hands each call a whole batch as Arrow arrays, and the decoders are
+They are Arrow UDFs (``logmart_typed_columns`` a plain one, called once per source table):
+Spark hands each call a whole batch as Arrow arrays, and the decoders are
 vectorised over it.
 """
 
@@ -23,14 +26,29 @@ from importlib import import_module
 from typing import Any
 
 from pyspark.sql import SparkSession
+from pyspark.sql.functions import udf
 
 from udfs.errors import LogmartError
 from udfs.sources import REGISTERED
+from udfs.typed import TYPED_COLUMNS_TYPE, typed_columns
+
+# logmart's own SQL functions, shared by every source (the sources' come from their
+# registrations); built by shared_functions(), as a UDF with a DDL type needs a session
+SHARED_FUNCTION_NAMES = ("logmart_typed_columns",)
+
+
+def _typed_columns(layouts):  # no type hints: Spark would infer a pandas/Arrow UDF kind
+    return typed_columns(layouts)
+
+
+def shared_functions() -> dict[str, Any]:
+    """logmart's own SQL functions (:data:`SHARED_FUNCTION_NAMES`): name -> UDF."""
+    return {"logmart_typed_columns": udf(_typed_columns, TYPED_COLUMNS_TYPE)}
 
 
 def functions() -> dict[str, Any]:
-    """Every registered source's SQL functions: name -> Arrow UDF."""
-    found: dict[str, Any] = {}
+    """logmart's shared SQL functions and every registered source's: name -> UDF."""
+    found: dict[str, Any] = shared_functions()
     for source in REGISTERED:
         if not source.sql_functions:
             continue

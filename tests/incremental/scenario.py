@@ -124,6 +124,7 @@ def stream_tools(spark: SparkSession, generated: dict[str, Any]) -> dict[str, An
 
     from udfs.asof import as_of
     from udfs.change_sql import Selection, write_script
+    from udfs.cli import to_jsonable
 
     found: dict[str, Any] = {}
     for system, captures in CAPTURES.items():
@@ -167,7 +168,10 @@ def stream_tools(spark: SparkSession, generated: dict[str, Any]) -> dict[str, An
         asof = {}
         for table in tables:
             columns, rows = as_of(spark, table, last, system, stream)
-            asof[table] = [dict(zip(columns, row, strict=True)) for row in rows]
+            # typed values (Decimal, datetime, bytes) as `logmart asof --format json` prints them
+            asof[table] = [
+                dict(zip(columns, (to_jsonable(v) for v in row), strict=True)) for row in rows
+            ]
         found[system] = {"stream": stream, "redo": redo, "types": types, "scripts": scripts,
                          "without_rows": without_rows, "last_position": last,
                          "asof": asof}  # fmt: skip

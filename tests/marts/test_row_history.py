@@ -7,10 +7,17 @@ position, the rows a replay of the changes committed until then gives (tests/rep
 from __future__ import annotations
 
 import json
+from collections import Counter
 
 import pytest
 
-from tests.marts.oracle import generator_capture, replayable_tables
+from tests.marts.oracle import (
+    duckdb_type_of_sql,
+    generator_capture,
+    normalise,
+    replayable_tables,
+    source_column_types,
+)
 from tests.replay import as_multiset, columns_of, replay, truth_tables
 from udfs import cli
 from udfs.unavailable import as_of_placeholder
@@ -38,6 +45,24 @@ def rows_as_of(spark, source_system: str, capture: str, name: str, point: str) -
             f"where source_system = '{source_system}' and capture = '{capture}'"
         ).collect()
     ]
+
+
+def column_types_of(spark, source_system: str, capture: str, name: str) -> dict[str, str]:
+    """DuckDB-style type names (tests/marts/oracle.py) of a table's columns."""
+    given = source_column_types(spark, source_system, capture).get(name, {})
+    return {column: duckdb_type_of_sql(sql_type or "") for column, sql_type in given.items()}
+
+
+def typed_multiset(rows: list[dict], types: dict[str, str]) -> Counter:
+    """Rows as a multiset of values compared by type (text or typed JSON alike)."""
+    return Counter(
+        json.dumps(
+            {k: normalise(v, types.get(k, "VARCHAR")) for k, v in row.items()},
+            sort_keys=True,
+            default=str,
+        )
+        for row in rows
+    )
 
 
 @pytest.mark.parametrize("source_system", ["db2zos", "db2luw", "soliddb"])
@@ -146,7 +171,9 @@ def test_asof_command_prints_the_rows(spark, demo, capsys):
     assert code == 0, err
     got = [json.loads(line) for line in out.splitlines()]
     expected = replay(spark, "db2zos", point).get("SALES.CUSTOMER", [])
-    assert got and as_multiset(got) == as_multiset(expected)
+    # asof prints typed values (numbers, ISO times): compared by value with the text images
+    types = column_types_of(spark, "db2zos", capture, "SALES.CUSTOMER")
+    assert got and typed_multiset(got, types) == typed_multiset(expected, types)
     assert list(got[0]) == [c["name"] for c in truth_columns(demo, "db2zos", "SALES.CUSTOMER")]
     code = cli.main(
         ["asof", "--table", "SALES.ORDERS", "--position", point,
@@ -195,7 +222,8 @@ def test_values_not_in_the_log_are_unknown_as_of_a_point_not_null(spark, demo, c
         {k: as_of_placeholder(why[k]) if k in why else v for k, v in row.items()}
         for row, why in zip(truth["rows"], truth["unavailable"], strict=True)
     ]
-    assert as_multiset(printed) == as_multiset(shown)
+    types = column_types_of(spark, "db2zos", capture, name)
+    assert typed_multiset(printed, types) == typed_multiset(shown, types)
 
 
 def truth_columns(demo, source_system: str, name: str) -> list[dict]:
