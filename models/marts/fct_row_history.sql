@@ -160,7 +160,12 @@ events as (
         base_snapshots.snapshot_position is null as opens_from_start,
         1 as copy_delta,
         1 as event_step,
-        snapshot_rows.row_image,
+        {{ snapshot_image(
+            'snapshot_rows.row_image',
+            'base_snapshots.column_types',
+            'base_snapshots.source_system',
+            'base_snapshots.file_format'
+        ) }} as row_image,
         cast(map() as map<string,string>) as row_unavailable  -- noqa: LT01
     from base_snapshots
     inner join {{ ref('stg_logmart__snapshot_rows') }} as snapshot_rows
