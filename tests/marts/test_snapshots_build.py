@@ -25,7 +25,9 @@ def result(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         cwd=Path(__file__).resolve().parents[2],
         timeout=3600,
     )
-    return json.loads((work / "result.json").read_text())
+    result = json.loads((work / "result.json").read_text())
+    assert "error" not in result, result["error"]
+    return result
 
 
 pytestmark = pytest.mark.spark
