@@ -133,6 +133,10 @@ def choose_tables(raw: Path, spark: SparkSession, system: str) -> dict[str, Any]
         if ("update" in late or "delete" in late) and (
             middle is None or len(changes) > len(middle[1])
         ):
+            try:  # every change meets a row the log showed before
+                replay_until(changes, changes[-1]["commit_position"])
+            except ValueError:
+                continue
             middle = (table, changes)
     return {"middle": middle, "truncated": truncated, "replayable": sorted(replayable)}
 
@@ -147,6 +151,13 @@ def middle_position(
     if ts is None:
         return change["commit_position"], None
     return stream_position_at(spark, system, ts), ts.isoformat(sep=" ")
+
+
+def layout_at(changes: list[dict[str, Any]], position: str) -> dict[str, str]:
+    """The column types of the table's last change at or before ``position`` (its first
+    change's when none): the columns the table had then."""
+    before = [c for c in changes if c["commit_position"] <= position] or changes[:1]
+    return dict(before[-1]["column_types"] or {})
 
 
 def _columns(rows: list[dict], column_types: dict[str, str]) -> list[str]:
@@ -210,12 +221,12 @@ def add_snapshots(raw: Path, spark: SparkSession, system: str) -> dict[str, Any]
             continue
         table, changes = chosen[role]
         schema, name = table.split(".", 1)
-        types = dict(changes[-1]["column_types"] or {})
         keys = list(changes[-1]["key_columns"] or [])
         taken_at = None
         if role == "middle":
             position, taken_at = middle_position(spark, system, changes)
             rows = replay_until(changes, position)
+            types = layout_at(changes, position)
         else:
             cut = next(c for c in changes if c["operation"] == "truncate")
             position = spark.sql(
@@ -224,6 +235,7 @@ def add_snapshots(raw: Path, spark: SparkSession, system: str) -> dict[str, Any]
                 f"and commit_position < '{cut['commit_position']}'"
             ).first()[0]
             rows = replay_until(changes, position)
+            types = layout_at(changes, position)
             extra = dict.fromkeys(types)
             extra.update(dict.fromkeys(keys, ONLY_SNAPSHOT_KEY))
             rows.append(extra)
