@@ -84,7 +84,8 @@ def test_bad_snapshots_are_quarantined_with_what_to_do(result):
     reasons = {Path(r["source_file"]).name: r["reason"] for r in result["quarantine"]}
     assert set(reasons) == {"BAD_COLUMN.csv", "NO_SUCH_TABLE.csv", "NO_SIDE.csv"}
     assert "has column(s) NOT_A_COLUMN" in reasons["BAD_COLUMN.csv"]
-    assert "NO_SUCH is not a table of log stream PROD" in reasons["NO_SUCH_TABLE.csv"]
+    assert "NO_SUCH of snapshot" in reasons["NO_SUCH_TABLE.csv"]
+    assert "is not a table of log stream PROD" in reasons["NO_SUCH_TABLE.csv"]
     assert "has no side file" in reasons["NO_SIDE.csv"]
     assert all(r["what_to_do"] for r in result["quarantine"])
     assert result["reconciliation_problems"] == []
