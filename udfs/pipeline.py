@@ -36,6 +36,8 @@ from udfs.raw_files import (
     mark_duplicates,
     tree_version,
 )
+from udfs.snapshots import load_key as snapshot_key
+from udfs.snapshots import load_snapshots
 from udfs.source_declaration import Source
 
 RAW_SCHEMA = "raw"
@@ -456,9 +458,11 @@ def load_raw(
     _write_listing(spark, "files", rows, FILES_SCHEMA)
     captures = [(*row, decoders) for row in capture_rows(files, decoding, code)]
     _write_listing(spark, "captures", captures, CAPTURES_SCHEMA)
+    # base snapshots: read again only when a snapshot or side file changed (udfs.snapshots)
+    load_snapshots(spark, files, RAW_SCHEMA)
     # what the models read of the listing (loaded_at aside: it reads back without its zone)
     listed = [(*_file_row(f, None)[:-1], f.loads) for f in files]
-    listing = hashlib.sha256(repr((listed, captures)).encode()).hexdigest()
+    listing = hashlib.sha256(repr((listed, captures, snapshot_key(files))).encode()).hexdigest()
     return LoadReport(
         mode="full" if full else "incremental",
         decoded=sorted(reloaded),

@@ -10,7 +10,9 @@ only when its fingerprint changes (docs/architecture.md "Incremental builds").
 Log streams: a capture folder directly under ``RAW/<source>/`` is a log of its own; captures
 nested one level deeper, ``RAW/<source>/<stream>/<capture>/``, are successive pieces of one
 database's log, the stream (its first folder). Transactions are resolved across the captures of
-a stream, and a copy is only a copy of a file of the same stream.
+a stream, and a copy is only a copy of a file of the same stream. A stream's ``snapshots``
+folder, ``RAW/<source>/<stream>/snapshots/``, holds base snapshots (kinds ``snapshot`` and
+``snapshot_side``, read by ``udfs.snapshots``), not a capture.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from pyspark.sql import SparkSession
 
 from udfs.sources import REGISTERED, by_system
 
+# Kinds of the files in a stream's snapshots folder (udfs.snapshots reads them).
+SNAPSHOT_KINDS = frozenset({"snapshot", "snapshot_side"})
 HASH_CHUNK = 1 << 20
 
 FILES_SCHEMA = (
@@ -83,14 +87,19 @@ class RawFile:
 def list_files(raw_root: Path) -> list[RawFile]:
     """Every file of every source under ``raw_root``, sorted by path (a listing: nothing is
     read but a few first bytes, to tell Log Master control files from data files)."""
+    from udfs import snapshots
+
     found = []
     for source in REGISTERED:
         for f in source.discover(raw_root / source.folder, raw_root):
             stat = f.path.stat()
+            kind, capture = f.kind, f.capture
+            in_source = f.relative.split("/", 1)[1] if "/" in f.relative else f.relative
+            snapshot_kind = snapshots.file_kind(in_source)
+            if snapshot_kind:  # <stream>/snapshots/: base snapshots (udfs.snapshots), no log
+                kind, capture = snapshot_kind, in_source.rsplit("/", 1)[0]
             found.append(
-                RawFile(
-                    source.system, f.capture, f.relative, f.kind, f.size, stat.st_mtime_ns, f.path
-                )
+                RawFile(source.system, capture, f.relative, kind, f.size, stat.st_mtime_ns, f.path)
             )
     return sorted(found, key=lambda f: f.source_file)
 
@@ -183,6 +192,8 @@ def capture_rows(
     (the files decoded from it, the source's settings, logmart's code)."""
     captures: dict[tuple[str, str], list[RawFile]] = {}
     for f in files:
+        if f.file_kind in SNAPSHOT_KINDS:  # a stream's snapshots folder is not a capture
+            continue
         captures.setdefault((f.source_system, f.capture), []).append(f)
     rows = []
     for (system, capture), members in sorted(captures.items()):

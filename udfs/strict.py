@@ -40,9 +40,11 @@ def first_problem(spark: SparkSession) -> str | None:
     ).first()
     if record is not None:
         where = "row" if record.source_system == "soliddb" else "offset"
+        # a file-level problem (a rejected base snapshot) has no offset
+        place = "" if record.raw_offset is None else f" {where} {record.raw_offset}"
         what = f", {record.record_type}" if record.record_type else ""
         return _one_line(
-            f"strict mode: {record.source_file} {where} {record.raw_offset} (stage "
+            f"strict mode: {record.source_file}{place} (stage "
             f"{record.stage}{what}): {record.reason}. What to do: {record.what_to_do} (or build "
             "without --strict to quarantine such records and go on)"
         )

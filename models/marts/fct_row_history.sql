@@ -19,11 +19,29 @@
 -- forward: the log cannot show that a change left such a column alone (a LOB, LONG or XML
 -- value is changed in its own storage object, a row rewritten after an ADD COLUMN may take
 -- a value the log does not hold), so the version after it does not know the value either.
+-- A table with a base snapshot (docs/snapshots.md, int_logmart_snapshots_resolved) starts
+-- from it: each snapshot row opens a version at the snapshot's position (`opened_by`
+-- 'snapshot'; from the start when it was taken before the log's first commit), the table's
+-- changes committed at or before that position are left out (the snapshot holds their
+-- effect), the later ones apply on top.
 with
 
+base_snapshots as (
+    select * from {{ ref('int_logmart_snapshots_resolved') }}
+    where snapshot_status = 'base'
+),
+
 committed_changes as (
-    select * from {{ ref('fct_changes') }}
-    where disposition = 'committed'
+    select changes.*
+    from {{ ref('fct_changes') }} as changes
+    left anti join base_snapshots
+        on
+            changes.source_system = base_snapshots.source_system
+            and changes.log_stream = base_snapshots.log_stream
+            and changes.table_schema <=> base_snapshots.table_schema
+            and changes.table_name = base_snapshots.table_name
+            and changes.commit_position <= base_snapshots.snapshot_position
+    where changes.disposition = 'committed'
 ),
 
 change_orders as (
@@ -93,7 +111,7 @@ events as (
     -- of an insert or update); an update whose before image is not in the log replaces
     -- the row with the same key
     select
-        *,
+        {{ row_event_columns() }},
         -1 as copy_delta,
         0 as event_step,
         before_image as row_image,
@@ -102,7 +120,7 @@ events as (
     where operation in ('update', 'delete') and before_image is not null
     union all
     select
-        *,
+        {{ row_event_columns() }},
         -1 as copy_delta,
         0 as event_step,
         after_image as row_image,
@@ -114,13 +132,44 @@ events as (
         and forall(key_columns, k -> map_contains_key(after_image, k))
     union all
     select
-        *,
+        {{ row_event_columns() }},
         1 as copy_delta,
         1 as event_step,
         after_image as row_image,
         coalesce(after_unavailable, map()) as row_unavailable
     from epochs
     where operation in ('insert', 'update') and after_image is not null
+    union all
+    -- a base snapshot's rows arrive before every change left after it (change_order 0);
+    -- a snapshot's columns the log would know but it lacks are not in its images
+    select
+        base_snapshots.source_system,
+        base_snapshots.log_stream,
+        base_snapshots.capture,
+        base_snapshots.table_schema,
+        base_snapshots.table_name,
+        0 as epoch,
+        base_snapshots.key_columns,
+        base_snapshots.column_types,
+        concat('snapshot:', snapshot_rows.source_file, '#', snapshot_rows.row_number)
+            as change_id,
+        base_snapshots.snapshot_position as commit_position,
+        base_snapshots.snapshot_ts as commit_ts,
+        0 as change_order,
+        'snapshot' as operation,  -- noqa: RF04
+        base_snapshots.snapshot_position is null as opens_from_start,
+        1 as copy_delta,
+        1 as event_step,
+        {{ snapshot_image(
+            'snapshot_rows.row_image',
+            'base_snapshots.column_types',
+            'base_snapshots.source_system',
+            'base_snapshots.file_format'
+        ) }} as row_image,
+        cast(map() as map<string,string>) as row_unavailable  -- noqa: LT01
+    from base_snapshots
+    inner join {{ ref('stg_logmart__snapshot_rows') }} as snapshot_rows
+        on base_snapshots.source_file = snapshot_rows.source_file
 ),
 
 identified as (
@@ -209,7 +258,9 @@ versions as (
         row_image,
         row_unavailable as unavailable,
         column_types,
-        change_id as valid_from_change_id,
+        change_id as version_id,
+        operation as opened_by,
+        if(opens_from_start, null, change_id) as valid_from_change_id,
         commit_position as valid_from_position,
         commit_ts as valid_from_ts,
         change_order as valid_from_order,
@@ -236,6 +287,8 @@ versions as (
         row_image,
         row_unavailable as unavailable,
         column_types,
+        concat('before-log:', change_id) as version_id,
+        cast(null as string) as opened_by,
         null as valid_from_change_id,
         null as valid_from_position,
         null as valid_from_ts,
@@ -250,10 +303,7 @@ versions as (
 ),
 
 identified_versions as (
-    select
-        *,
-        coalesce(valid_from_change_id, concat('before-log:', next_change_id)) as version_id
-    from versions
+    select * from versions
 ),
 
 partition_cuts as (
@@ -312,6 +362,7 @@ closed as (
         versions.row_image,
         versions.unavailable,
         versions.column_types,
+        versions.opened_by,
         versions.valid_from_position,
         versions.valid_from_ts,
         versions.valid_from_change_id,

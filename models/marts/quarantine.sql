@@ -19,6 +19,21 @@ quarantined as (
         from {{ ref('int_' ~ source ~ '_records_quarantined') }}
         {% if not loop.last %}union all{% endif %}
     {% endfor %}
+    union all
+    -- a base snapshot that cannot be used (docs/snapshots.md): its table's history starts
+    -- from the log alone
+    select
+        source_system,
+        capture,
+        source_file,
+        cast(null as bigint) as raw_offset,
+        cast(null as int) as record_length,
+        cast(null as binary) as record_bytes,
+        'snapshot' as record_type,
+        'snapshot' as stage,
+        problem as reason
+    from {{ ref('int_logmart_snapshots_resolved') }}
+    where snapshot_status = 'rejected'
 ),
 
 advised as (
@@ -45,6 +60,12 @@ advised as (
                     'check that the control file / catalog export belongs to this capture ',
                     '(same extract, taken at the end of the capture) and that the code page ',
                     'settings fit; then build again'
+                )
+            when 'snapshot'
+                then concat(
+                    'the reason says what to fix in the snapshot or its side file ',
+                    '(docs/snapshots.md); until then the history of its table starts ',
+                    'from the log alone'
                 )
             when 'change_type'
                 then concat(

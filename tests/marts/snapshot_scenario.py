@@ -1,0 +1,399 @@
+"""The base-snapshot scenario, run in its own process (its own warehouse and metastore):
+``python -m tests.marts.snapshot_scenario WORKDIR`` writes ``WORKDIR/result.json``.
+
+A solidDB and a Db2 LUW log (one capture each, in streams PROD and SAMPLE) are built. Then,
+per source, a table's rows as of a commit position in the middle of its changes (replayed
+from marts.fct_changes) become a base snapshot (solidDB: CSV with the position; Db2 LUW:
+typed Parquet with the commit time), and a table truncated later gets a snapshot taken
+before the truncate holding one row the log never shows. Bad snapshots (a column the table
+lacks, an unknown table, no side file) go in too. The folder is built again (incremental:
+only the snapshots are new) and once more unchanged. The result records what each build did,
+the tables' current rows and as-of rows against the generator's final tables, the row
+history's versions, the truncate's UNDO, the quarantine, and the dbt tests of the models.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+import sys
+import time
+import traceback
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from pyspark.sql import SparkSession
+
+from tests.replay import as_multiset, truth_tables, with_columns
+
+CAPTURES = {"soliddb": "PROD/c1", "db2luw": "SAMPLE/c1"}
+TRANSACTIONS = 40
+SEED = 7
+NO_TESTS = ("--exclude-resource-type", "test", "--exclude-resource-type", "unit_test")
+NO_UNIT_TESTS = ("--exclude-resource-type", "unit_test")
+SNAPSHOT_MODELS = (
+    "fct_row_history int_logmart_snapshots_resolved stg_logmart__snapshots "
+    "stg_logmart__snapshot_rows quarantine fct_change_sql"
+)
+ONLY_SNAPSHOT_KEY = "31999"  # a key value no generator writes (fits a SMALLINT)
+
+
+def generate(raw: Path) -> None:
+    from logmart_generators.db2luw import generate as db2luw
+    from logmart_generators.soliddb import generate as soliddb
+
+    soliddb(raw, TRANSACTIONS, SEED, capture=CAPTURES["soliddb"])
+    db2luw(raw, TRANSACTIONS, SEED, capture=CAPTURES["db2luw"])
+
+
+def _rows(spark: SparkSession, sql: str) -> list[dict[str, Any]]:
+    return [row.asDict(recursive=True) for row in spark.sql(sql).collect()]
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def table_changes(spark: SparkSession, system: str, table: str) -> list[dict[str, Any]]:
+    schema, name = table.split(".", 1)
+    return _rows(
+        spark,
+        "select change_id, operation, truncate_scope, before_image, after_image, key_columns, "
+        "column_types, commit_position, commit_ts from marts.fct_changes "
+        f"where source_system = '{system}' and disposition = 'committed' "
+        f"and table_schema = {_literal(schema)} and table_name = {_literal(name)} "
+        "order by commit_position, transaction_id, change_seq",
+    )
+
+
+def replay_until(changes: list[dict[str, Any]], position: str) -> list[dict]:
+    """The table's rows after its changes committed at or before ``position`` (rows matched
+    by their whole before image, as tests/replay.py does); ValueError when a change meets a
+    row the log never showed."""
+    rows: list[dict] = []
+    for change in changes:
+        if change["commit_position"] > position:
+            break
+        before, after = change["before_image"], change["after_image"]
+        if change["operation"] == "truncate":
+            rows.clear()
+        elif change["operation"] == "insert":
+            rows.append(dict(after))
+        else:
+            index = next(
+                (i for i, row in enumerate(rows)
+                 if with_columns(row, before) == with_columns(before, row)),
+                None,
+            )  # fmt: skip
+            if index is None:
+                raise ValueError(f"{before} is not in the table")
+            if change["operation"] == "delete":
+                del rows[index]
+            else:
+                rows[index] = dict(after)
+    return rows
+
+
+def stream_position_at(spark: SparkSession, system: str, ts: dt.datetime) -> str:
+    """The position of the stream's last commit at or before ``ts``."""
+    return spark.sql(
+        "select max(commit_position) from marts.fct_transactions "
+        f"where source_system = '{system}' and disposition = 'committed' "
+        f"and commit_ts <= timestamp '{ts.isoformat(sep=' ')}'"
+    ).first()[0]
+
+
+def choose_tables(raw: Path, spark: SparkSession, system: str) -> dict[str, Any]:
+    """The table to snapshot in the middle of its log (most changes, some of them updates or
+    deletes after the middle, no truncate, nothing the log lacks) and a table truncated by
+    the log (snapshot just before the truncate)."""
+    from tests.marts.oracle import replayable_tables
+
+    truth = json.loads((raw / "truth" / system / "tables.json").read_text())
+    replayable = set(replayable_tables(raw, system))
+    middle, truncated = None, None
+    for table in sorted(truth):
+        changes = table_changes(spark, system, table)
+        operations = [c["operation"] for c in changes]
+        cuts = [c for c in changes if c["operation"] == "truncate"]
+        if cuts and truncated is None and cuts[0]["truncate_scope"] == "table":
+            try:
+                replay_until(changes, cuts[0]["commit_position"])
+            except ValueError:
+                continue
+            truncated = (table, changes)
+            continue
+        if cuts or table not in replayable or not truth[table]["rows"]:
+            continue
+        if any(truth[table].get("unavailable") or []):
+            continue
+        late = operations[len(operations) // 2 + 1 :]
+        if ("update" in late or "delete" in late) and (
+            middle is None or len(changes) > len(middle[1])
+        ):
+            try:  # every change meets a row the log showed before
+                replay_until(changes, changes[-1]["commit_position"])
+            except ValueError:
+                continue
+            middle = (table, changes)
+    return {"middle": middle, "truncated": truncated, "replayable": sorted(replayable)}
+
+
+def middle_position(
+    spark: SparkSession, system: str, changes: list[dict[str, Any]]
+) -> tuple[str, str | None]:
+    """A position in the middle of ``changes`` and, when the stream logs commit times, the
+    time that maps to it (the snapshot then gives the time)."""
+    change = changes[len(changes) // 2]
+    ts = change["commit_ts"]
+    if ts is None:
+        return change["commit_position"], None
+    return stream_position_at(spark, system, ts), ts.isoformat(sep=" ")
+
+
+def layout_at(changes: list[dict[str, Any]], position: str) -> dict[str, str]:
+    """The column types of the table's last change at or before ``position`` (its first
+    change's when none): the columns the table had then."""
+    before = [c for c in changes if c["commit_position"] <= position] or changes[:1]
+    return dict(before[-1]["column_types"] or {})
+
+
+def _columns(rows: list[dict], column_types: dict[str, str]) -> list[str]:
+    seen = list(column_types or {})
+    for row in rows:
+        seen += [c for c in row if c not in seen]
+    return seen
+
+
+def write_csv(path: Path, rows: list[dict], columns: list[str]) -> None:
+    import csv
+
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(columns)
+        for row in rows:
+            writer.writerow(["\\N" if row.get(c) is None else row[c] for c in columns])
+
+
+def _arrow_column(values: list[str | None], sql_type: str | None) -> Any:
+    """The values typed as a Db2 unload would type them (text when the type is not one of
+    these, or a value does not parse)."""
+    import pyarrow as pa
+
+    kind = (sql_type or "").upper()
+    converters = [
+        (r"(SMALLINT|INTEGER|BIGINT)", pa.int64(), int),
+        (r"DOUBLE", pa.float64(), float),
+        (r"DATE", pa.date32(), dt.date.fromisoformat),
+        (r"TIMESTAMP(\(\d+\))?", pa.timestamp("us"), dt.datetime.fromisoformat),
+        (r"(VAR)?BINARY(\(\d+\))?", pa.binary(), bytes.fromhex),
+    ]
+    decimal = re.fullmatch(r"DECIMAL\((\d+),\s*(\d+)\)", kind)
+    if decimal:
+        converters.insert(0, (r"DECIMAL.*", pa.decimal128(*map(int, decimal.groups())), Decimal))
+    for pattern, arrow_type, parse in converters:
+        if re.fullmatch(pattern, kind):
+            try:
+                return pa.array([None if v is None else parse(v) for v in values], arrow_type)
+            except (ValueError, TypeError, ArithmeticError, pa.ArrowException):
+                break
+    return pa.array(values, pa.string())
+
+
+def write_parquet(path: Path, rows: list[dict], columns: list[str], types: dict) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    arrays = {c: _arrow_column([row.get(c) for row in rows], types.get(c)) for c in columns}
+    pq.write_table(pa.table(arrays), path)
+
+
+def add_snapshots(raw: Path, spark: SparkSession, system: str) -> dict[str, Any]:
+    """Write the source's snapshots; what they hold (for the checks)."""
+    chosen = choose_tables(raw, spark, system)
+    folder = raw / system / CAPTURES[system].split("/")[0] / "snapshots"
+    folder.mkdir(parents=True, exist_ok=True)
+    record: dict[str, Any] = {}
+    for role in ("middle", "truncated"):
+        if chosen[role] is None:
+            continue
+        table, changes = chosen[role]
+        schema, name = table.split(".", 1)
+        keys = list(changes[-1]["key_columns"] or [])
+        taken_at = None
+        if role == "middle":
+            position, taken_at = middle_position(spark, system, changes)
+            rows = replay_until(changes, position)
+            types = layout_at(changes, position)
+        else:
+            cut = next(c for c in changes if c["operation"] == "truncate")
+            position = spark.sql(
+                "select max(commit_position) from marts.fct_transactions "
+                f"where source_system = '{system}' and disposition = 'committed' "
+                f"and commit_position < '{cut['commit_position']}'"
+            ).first()[0]
+            rows = replay_until(changes, position)
+            types = layout_at(changes, position)
+            extra = dict.fromkeys(types)
+            extra.update(dict.fromkeys(keys, ONLY_SNAPSHOT_KEY))
+            rows.append(extra)
+            record["truncate_change_id"] = cut["change_id"]
+        columns = _columns(rows, types)
+        stem = f"{name}_{role}"
+        side = {"schema": schema, "table": name}
+        if system == "soliddb":
+            write_csv(folder / f"{stem}.csv", rows, columns)
+            side["csv_null"] = "\\N"
+        else:
+            write_parquet(folder / f"{stem}.parquet", rows, columns, types)
+        if taken_at and system == "db2luw":
+            side["taken_at"] = taken_at
+            text = "\n".join(f"{k}: {json.dumps(v)}" for k, v in side.items()) + "\n"
+            (folder / f"{stem}.yaml").write_text(text)
+        else:
+            side["position"] = position
+            (folder / f"{stem}.json").write_text(json.dumps(side))
+        record[role] = {"table": table, "position": position, "taken_at": taken_at,
+                        "rows": len(rows), "keys": keys, "file": f"{stem}",
+                        "replayable": table in chosen["replayable"]}  # fmt: skip
+    if system == "soliddb":
+        table = chosen["middle"][0]
+        schema, name = table.split(".", 1)
+        (folder / "BAD_COLUMN.csv").write_text("NOT_A_COLUMN\n1\n")
+        side = {"schema": schema, "table": name, "position": record["middle"]["position"]}
+        (folder / "BAD_COLUMN.json").write_text(json.dumps(side))
+        (folder / "NO_SUCH_TABLE.csv").write_text("ID\n1\n")
+        (folder / "NO_SUCH_TABLE.json").write_text('{"table": "NO_SUCH", "position": "00"}')
+        (folder / "NO_SIDE.csv").write_text("ID\n1\n")
+    return record
+
+
+def table_results(
+    spark: SparkSession, raw: Path, system: str, record: dict[str, Any]
+) -> dict[str, Any]:
+    """Current and as-of rows of the snapshotted tables against the generator's final ones,
+    their versions, and the truncate's UNDO."""
+    from udfs.asof import as_of
+
+    truth = truth_tables(raw, system)
+    last = spark.sql(
+        f"select max(commit_position) from marts.fct_changes where source_system = '{system}'"
+    ).first()[0]
+    out: dict[str, Any] = {}
+    for role in ("middle", "truncated"):
+        if role not in record:
+            continue
+        table = record[role]["table"]
+        schema, name = table.split(".", 1)
+        where = (f"source_system = '{system}' and table_schema = {_literal(schema)} "
+                 f"and table_name = {_literal(name)}")  # fmt: skip
+        versions = _rows(
+            spark,
+            "select version_id, opened_by, ended_by, valid_from_position, valid_to_position, "
+            f"is_current, row_image from marts.fct_row_history where {where}",
+        )
+        current = [dict(v["row_image"]) for v in versions if v["is_current"]]
+        columns, as_of_rows = as_of(spark, table, last, system)
+        as_of_dicts = [dict(zip(columns, row, strict=True)) for row in as_of_rows]
+        expected = truth[table]
+        every = {c for row in [*current, *expected, *as_of_dicts] for c in row}
+        out[role] = {
+            "table": table,
+            "current_equals_truth": as_multiset(current, every) == as_multiset(expected, every),
+            "as_of_equals_truth": as_multiset(as_of_dicts, every) == as_multiset(expected, every),
+            "current": sorted(json.dumps(r, sort_keys=True) for r in current),
+            "truth": sorted(json.dumps(r, sort_keys=True) for r in expected),
+            "opened_by": sorted({str(v["opened_by"]) for v in versions}),
+            "before_log_versions": sum(v["version_id"].startswith("before-log:") for v in versions),
+            "snapshot_versions": sum(v["opened_by"] == "snapshot" for v in versions),
+            "snapshot_versions_ended_by": sorted(
+                {str(v["ended_by"]) for v in versions if v["opened_by"] == "snapshot"}
+            ),
+            "first_change_version_from": min(
+                (
+                    v["valid_from_position"]
+                    for v in versions
+                    if v["opened_by"] not in ("snapshot", None)
+                ),
+                default=None,
+            ),
+        }
+        if role == "truncated":
+            undo = spark.sql(
+                "select undo_sql from marts.fct_change_sql "
+                f"where change_id = {_literal(record['truncate_change_id'])}"
+            ).first()
+            out[role]["truncate_undo"] = undo[0] if undo else None
+    return out
+
+
+def main(work: Path) -> None:
+    from udfs.session import spark_session
+
+    raw, warehouse = work / "raw", work / "warehouse"
+    generate(raw)
+    result: dict[str, Any] = {"builds": {}}
+    try:
+        with spark_session(warehouse, app_name="logmart-snapshots") as spark:
+            scenario(spark, raw, warehouse, result)
+    except Exception:  # the result says what went wrong, with what was done before
+        result["error"] = traceback.format_exc()
+    (work / "result.json").write_text(json.dumps(result, sort_keys=True, default=str))
+
+
+def scenario(spark: SparkSession, raw: Path, warehouse: Path, result: dict[str, Any]) -> None:
+    from udfs.dbt_runner import run_dbt
+    from udfs.errors import LogmartError
+    from udfs.pipeline import build
+
+    def run(label: str, dbt_args: tuple = ()) -> None:
+        started = time.monotonic()
+        try:
+            summary = build(spark, raw, warehouse, dbt_args=dbt_args)
+        except LogmartError as exc:  # a failed dbt test: the marts are built, look at them
+            summary = {"load": None, "dbt": f"failed: {exc}"}
+        result["builds"][label] = {"load": summary["load"], "dbt": summary["dbt"],
+                                   "seconds": round(time.monotonic() - started, 1)}  # fmt: skip
+
+    run("log", NO_TESTS)
+    decoded_tables = {
+        t.name: spark.sql(f"select count(*) from raw.{t.name}").first()[0]
+        for t in spark.catalog.listTables("raw")
+        if not t.isTemporary and t.name not in ("files", "captures", "snapshots", "snapshot_rows")
+    }
+    result["snapshots"] = {system: add_snapshots(raw, spark, system) for system in CAPTURES}
+    run("snapshots", NO_UNIT_TESTS)
+    result["raw_rows_unchanged"] = decoded_tables == {
+        name: spark.sql(f"select count(*) from raw.{name}").first()[0] for name in decoded_tables
+    }
+    run("again", NO_UNIT_TESTS)
+    result["tables"] = {
+        system: table_results(spark, raw, system, result["snapshots"][system])
+        for system in CAPTURES
+    }
+    result["resolved"] = _rows(
+        spark,
+        "select source_file, table_schema, table_name, given_position, taken_at, "
+        "snapshot_position, snapshot_status, problem, row_count "
+        "from intermediate.int_logmart_snapshots_resolved order by source_file",
+    )
+    result["quarantine"] = _rows(
+        spark,
+        "select source_system, source_file, stage, reason, what_to_do from marts.quarantine "
+        "where stage = 'snapshot' order by source_file",
+    )
+    result["reconciliation_problems"] = _rows(
+        spark,
+        "select source_file, file_kind, problem from marts.reconciliation "
+        "where file_kind like 'snapshot%' and problem is not null",
+    )
+    sources = json.dumps({"logmart_sources": ["db2luw", "soliddb"]})
+    result["dbt_tests"] = run_dbt(
+        spark, ["test", "--select", SNAPSHOT_MODELS, "--vars", sources], warehouse
+    )
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]))
