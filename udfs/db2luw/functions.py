@@ -100,7 +100,7 @@ ROW_TYPE = (
     "struct<values: array<string>, null_reasons: array<string>, error: string, "
     "is_user_row: boolean, record_kind: string, record_type: int, unavailable: array<string>>"
 )
-_ROW_ARROW = pa.struct(
+ROW_ARROW = pa.struct(
     [
         ("values", pa.list_(pa.string())),
         ("null_reasons", pa.list_(pa.string())),
@@ -325,7 +325,7 @@ def row_arrow(image: pa.Array, layout_json: pa.Array, byteorder: pa.Array) -> pa
             out.append(_row_failure(found))
         else:
             out.append(decode_image(data, found[0], found[1], order))
-    return pa.array(out, _ROW_ARROW)
+    return pa.array(out, ROW_ARROW)
 
 
 def decode_image(
