@@ -154,7 +154,9 @@ def _columns(data, starts, lengths, plan, byteorder, codec):
             out_of_row = present & (offset & 0x8000 != 0)
             present &= ~out_of_row
             value_start = base + offset
-            doubtful |= present & (value_start + size > starts + lengths)
+            past_end = present & (value_start + size > starts + lengths)
+            doubtful |= past_end  # decode_row: 'variable data ... runs past', a row error
+            present &= ~past_end
             take = np.flatnonzero(present)
             value_data, value_offsets = bv.ragged(data, value_start[take], size[take])
         else:
@@ -234,7 +236,7 @@ def _assemble(columns, reasons, plan, data, starts, keep) -> pa.StructArray:
     rows = int(keep.sum())
     width = len(plan)
     keep_index = pa.array(np.flatnonzero(keep))
-    list_offsets = pa.array(np.arange(0, (rows + 1) * width, width, dtype=np.int32))
+    list_offsets = pa.array(np.arange(rows + 1, dtype=np.int32) * width)
     # column-major (every row's column 0, then column 1, ...) -> row-major
     order = pa.array((np.arange(width)[None, :] * rows + np.arange(rows)[:, None]).reshape(-1))
 

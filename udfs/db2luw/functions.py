@@ -33,6 +33,7 @@ import json
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from udfs.db2luw.rows import (
     BIGINT,
@@ -303,29 +304,50 @@ def _catalog(text: str | None) -> TableLayout | None:
 
 
 def row_arrow(image: pa.Array, layout_json: pa.Array, byteorder: pa.Array) -> pa.Array:
-    """Arrow UDF body: decode a batch of row images, each with its own layout version."""
-    layouts: dict[str, tuple[TableLayout, dict] | str] = {}
-    out = []
-    for data, text, order in zip(
-        image.to_pylist(), layout_json.to_pylist(), byteorder.to_pylist(), strict=True
-    ):
-        if data is None:
-            out.append(None)
-            continue
-        if text is None:
-            out.append(_row_failure("no table layout for this table at this LSN"))
-            continue
-        if text not in layouts:
-            try:
-                layouts[text] = layout_from_json(text)
-            except (ValueError, KeyError, TypeError) as exc:
-                layouts[text] = f"table layout unusable: {exc}"
-        found = layouts[text]
-        if isinstance(found, str):
-            out.append(_row_failure(found))
-        else:
-            out.append(decode_image(data, found[0], found[1], order))
-    return pa.array(out, ROW_ARROW)
+    """Arrow UDF body: decode a batch of row images, each with its own layout version.
+
+    The images of one layout and byte order are decoded together, column-at-a-time
+    (:func:`udfs.db2luw.batch_images.decode_images`); the result is in the input's order."""
+    from udfs.db2luw import batch_images  # it builds on this module's decode_image
+
+    groups: dict[tuple[str | None, str | None], list[int]] = {}
+    for row, key in enumerate(zip(layout_json.to_pylist(), byteorder.to_pylist(), strict=True)):
+        groups.setdefault(key, []).append(row)
+    image_nulls = image.is_null()
+    parts, positions = [], []
+    for (text, order), rows in groups.items():
+        images = image.take(pa.array(rows, pa.int64()))
+        parts.append(_decode_group(images, text, order, batch_images))
+        positions.extend(rows)
+    if not parts:
+        return pa.array([], ROW_ARROW)
+    where = [0] * len(positions)
+    for at, row in enumerate(positions):
+        where[row] = at
+    decoded = pa.concat_arrays(parts).take(pa.array(where, pa.int64()))
+    # a null image is a null row whatever its layout says
+    return pc.if_else(image_nulls, pa.scalar(None, ROW_ARROW), decoded)
+
+
+_LAYOUTS: dict[str, tuple[TableLayout, dict] | str] = {}
+
+
+def _decode_group(images: pa.Array, text: str | None, order: str | None, batch_images) -> pa.Array:
+    """One layout's images: decoded together, or each with the reason there is no layout."""
+    if text is None:
+        failure = _row_failure("no table layout for this table at this LSN")
+        return pa.array([failure] * len(images), ROW_ARROW)
+    if text not in _LAYOUTS:
+        try:
+            _LAYOUTS[text] = layout_from_json(text)
+        except (ValueError, KeyError, TypeError) as exc:
+            _LAYOUTS[text] = f"table layout unusable: {exc}"
+        if len(_LAYOUTS) > 256:  # a long build sees many versions: keep the recent ones
+            del _LAYOUTS[next(iter(_LAYOUTS))]
+    found = _LAYOUTS[text]
+    if isinstance(found, str):
+        return pa.array([_row_failure(found)] * len(images), ROW_ARROW)
+    return batch_images.decode_images(images, found[0], found[1], order or "little")
 
 
 def decode_image(
