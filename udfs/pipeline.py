@@ -119,7 +119,9 @@ RAW_TABLES = [
         "db2luw_log_records",
         "logmart_db2luw",
         "db2luw",
-        {"records": "log", "framing": "filter", "byteorder": "little"},
+        # images: each record's images decoded with its table's catalog layout while the file
+        # is read (udfs/db2luw/batch_images.py; int_db2luw_row_images_decoded takes them).
+        {"records": "log", "framing": "filter", "byteorder": "little", "images": "true"},
         {"framing": DB2LUW_FRAMING, "byteorder": DB2LUW_BYTEORDER},
         kinds=frozenset({"log"}),
     ),

@@ -282,3 +282,62 @@ def test_the_row_udf_decodes_by_layout_and_keeps_the_input_order():
     ).to_pylist()  # fmt: skip
     assert [o and o["values"] for o in out] == [["1"], ["2"], None, ["3"], None]
     assert out[4]["error"] == "no table layout for this table at this LSN"
+
+
+# --- the data source's option images ----------------------------------------------------------
+
+
+def read_source(root, **options) -> pa.Table:
+    from udfs.db2luw.source import Db2LuwReader
+
+    reader = Db2LuwReader({"path": str(root / "db2luw"), "raw_root": str(root), **options})
+    return pa.Table.from_batches(
+        [batch for part in reader.partitions() for batch in reader.read(part)]
+    )
+
+
+@pytest.mark.parametrize("byteorder", BYTE_ORDERS)
+def test_the_data_source_decodes_images_with_the_catalog_layout(byteorder, tmp_path):
+    generate(tmp_path, 80, 4, byteorder=byteorder)
+    plain = read_source(tmp_path, byteorder=byteorder)
+    table = read_source(tmp_path, byteorder=byteorder, images="true")
+    assert table.schema.names == [*plain.schema.names, "image_digest", "before_row", "after_row"]
+    assert table.select(plain.schema.names).equals(plain)  # the records are untouched
+    (capture,) = sorted((tmp_path / "db2luw").iterdir())
+    decodings = batch_images.catalog_decodings(
+        read_catalog(capture / "catalog"), SETTINGS, byteorder
+    )
+    decoded = 0
+    for row in table.to_pylist():
+        ids = (row["table_space_identifier"], row["table_identifier"])
+        if row["image_digest"] is None:
+            has_image = row["before_image"] is not None or row["after_image"] is not None
+            assert row["decode_error"] or row["images"] or not has_image or ids not in decodings
+            assert row["before_row"] is None and row["after_row"] is None
+            continue
+        layout, digest = decodings[ids]
+        assert row["image_digest"] == digest
+        assert digest == batch_images.image_digest(functions.layout_to_json(layout, {}), byteorder)
+        for side in ("before", "after"):
+            image = row[f"{side}_image"]
+            expected = None
+            if image is not None:
+                expected = functions.decode_image(image, layout, SETTINGS, byteorder)
+            assert row[f"{side}_row"] == expected
+        decoded += 1
+    assert decoded > 200
+    assert table.column("images").null_count < table.num_rows  # insert multiple: left to the UDF
+
+
+def test_option_images_is_checked_and_needs_a_catalog(tmp_path):
+    from udfs.db2luw.source import Db2LuwDataSource
+
+    generate(tmp_path, 10, 4)
+    for catalog_file in tmp_path.glob("db2luw/*/catalog/*.csv"):
+        catalog_file.unlink()
+    table = read_source(tmp_path, images="true")
+    assert table.num_rows > 10 and table.column("image_digest").null_count == table.num_rows
+    with pytest.raises(ValueError, match="option images must be 'true' or 'false'"):
+        Db2LuwDataSource({"path": str(tmp_path), "images": "yes"}).schema()
+    with pytest.raises(ValueError, match="needs records=log"):
+        Db2LuwDataSource({"path": str(tmp_path), "images": "true", "records": "frames"}).schema()

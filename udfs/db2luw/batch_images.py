@@ -21,6 +21,7 @@ per-row decoder's own value function.
 from __future__ import annotations
 
 import functools
+import hashlib
 
 import numpy as np
 import pyarrow as pa
@@ -278,3 +279,83 @@ def _lists_of(per_column, rows, width, list_offsets, order) -> pa.Array:
     if all(c.null_count == rows for c in per_column):
         return pa.ListArray.from_arrays(list_offsets, pa.nulls(rows * width, pa.string()))
     return pa.ListArray.from_arrays(list_offsets, pa.concat_arrays(per_column).take(order))
+
+
+# --- row images decoded while the log is read (the data source's option images) -----------------
+
+INLINE_FIELDS = [
+    ("image_digest", pa.string()),
+    ("before_row", ROW_ARROW),
+    ("after_row", ROW_ARROW),
+]
+
+
+def image_digest(layout_json: str, byteorder: str) -> str:
+    """What identifies a decoding: the layout JSON (layout and character settings) and the
+    byte order; int_db2luw_row_images_decoded computes the same with
+    ``sha2(concat_ws(char(0), layout_json, byteorder), 256)``."""
+    return hashlib.sha256("\0".join([layout_json, byteorder]).encode()).hexdigest()
+
+
+def catalog_decodings(
+    layouts: dict[tuple[int, int], r.TableLayout], settings: dict[str, str], byteorder: str
+) -> dict[tuple[int, int], tuple[r.TableLayout, str]]:
+    """Per table ids of a catalog export: the layout and the digest of decoding with it."""
+    from udfs.db2luw.functions import layout_to_json
+
+    return {
+        ids: (layout, image_digest(layout_to_json(layout, settings), byteorder))
+        for ids, layout in layouts.items()
+    }
+
+
+def inline_images(
+    batch: pa.RecordBatch,
+    decodings: dict[tuple[int, int], tuple[r.TableLayout, str]],
+    settings: dict[str, str],
+    byteorder: str,
+) -> pa.RecordBatch:
+    """``batch`` (rows of ``udfs.db2luw.data.LOG_SCHEMA``) with :data:`INLINE_FIELDS`: each
+    decoded record's before and after image decoded with its table's catalog layout, and that
+    decoding's digest. The model takes them only where the digest is the one of the layout
+    version it picked itself (the catalog's layout is not the one in force before an ALTER),
+    and sends every other image to ``logmart_db2luw_row``; a disagreement costs time, never a
+    wrong value. Insert multiple records (their ``images``) are left to the UDF."""
+    rows = batch.num_rows
+    columns = {name: pa.nulls(rows, kind) for name, kind in INLINE_FIELDS}
+    if rows and decodings:
+        eligible = batch.column("decode_error").is_null().to_numpy(zero_copy_only=False)
+        eligible &= batch.column("images").is_null().to_numpy(zero_copy_only=False)
+        has_image = ~(
+            batch.column("before_image").is_null().to_numpy(zero_copy_only=False)
+            & batch.column("after_image").is_null().to_numpy(zero_copy_only=False)
+        )
+        eligible &= has_image
+        space = batch.column("table_space_identifier").fill_null(-1).to_numpy()
+        table = batch.column("table_identifier").fill_null(-1).to_numpy()
+        keys = space.astype(np.int64) << 32 | (table.astype(np.int64) & 0xFFFFFFFF)
+        parts, positions, digests = [], [], []
+        for (ts, tid), (layout, digest) in decodings.items():
+            members = np.flatnonzero(eligible & (keys == (ts << 32 | tid)))
+            if not len(members):
+                continue
+            take = pa.array(members)
+            before = decode_images(batch.column("before_image").take(take), layout, settings,
+                                   byteorder)  # fmt: skip
+            after = decode_images(batch.column("after_image").take(take), layout, settings,
+                                  byteorder)  # fmt: skip
+            parts.append((before, after))
+            positions.append(members)
+            digests.append(np.full(len(members), digest, object))
+        if parts:
+            at = np.concatenate(positions)
+            where = np.full(rows, -1, np.int64)
+            where[at] = np.arange(len(at))
+            back = pa.array(where, mask=where < 0)
+            columns["image_digest"] = pa.array(np.concatenate(digests), pa.string()).take(back)
+            for n, name in ((0, "before_row"), (1, "after_row")):
+                joined = pa.concat_arrays([part[n] for part in parts])
+                columns[name] = joined.take(back)
+    arrays = batch.columns + [columns[name] for name, _ in INLINE_FIELDS]
+    names = batch.schema.names + [name for name, _ in INLINE_FIELDS]
+    return pa.RecordBatch.from_arrays(arrays, names=names)
