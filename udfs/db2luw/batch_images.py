@@ -20,8 +20,11 @@ per-row decoder's own value function.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
+import json
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -29,9 +32,96 @@ import pyarrow as pa
 from udfs import batch_values as bv
 from udfs.db2luw import rows as r
 from udfs.db2luw.batch_records import field_table
-from udfs.db2luw.functions import ROW_ARROW, decode_image
+from udfs.db2luw.rows import Column, TableLayout, decode_row
 from udfs.errors import DecodeError
 from udfs.values import check_codec
+
+# --- the UDF's struct, the layout JSON and the per-row decoding (shared by logmart_db2luw_row and
+# the raw load's option images, so that both stay one definition) ---------------------------------
+
+ROW_ARROW = pa.struct(
+    [
+        ("values", pa.list_(pa.string())),
+        ("null_reasons", pa.list_(pa.string())),
+        ("error", pa.string()),
+        ("is_user_row", pa.bool_()),
+        ("record_kind", pa.string()),
+        ("record_type", pa.int32()),
+        ("unavailable", pa.list_(pa.string())),
+    ]
+)
+DEFAULT_SETTINGS = {"codec": "utf-8", "graphic_codec": "utf-16-be"}
+
+
+# --- layout JSON --------------------------------------------------------------------------------
+
+# The JSON travels with every row change to the row UDF, so it is positional and compact:
+# {"table": [TableLayout fields but columns], "columns": [[Column fields], ...],
+#  "settings": [codec, graphic_codec]}; field order is the dataclasses' own.
+_TABLE_FIELDS = tuple(f.name for f in dataclasses.fields(TableLayout) if f.name != "columns")
+_COLUMN_FIELDS = tuple(f.name for f in dataclasses.fields(Column))
+
+
+def layout_to_json(layout: TableLayout, settings: dict[str, str]) -> str:
+    """A layout and the character settings as the JSON ``logmart_db2luw_row`` reads."""
+    chosen = {**DEFAULT_SETTINGS, **settings}
+    document = {
+        "table": [getattr(layout, name) for name in _TABLE_FIELDS],
+        "columns": [[getattr(c, name) for name in _COLUMN_FIELDS] for c in layout.columns],
+        "settings": [chosen["codec"], chosen["graphic_codec"]],
+    }
+    return json.dumps(document, separators=(",", ":"), ensure_ascii=False)
+
+
+def layout_from_json(text: str) -> tuple[TableLayout, dict[str, str]]:
+    document = json.loads(text)
+    table = dict(zip(_TABLE_FIELDS, document["table"], strict=True))
+    table["key_columns"] = tuple(table["key_columns"] or ())
+    # strict=False: a layout JSON written before a Column field was added lacks its last
+    # entries, which then take their defaults.
+    columns = tuple(
+        Column(**dict(zip(_COLUMN_FIELDS, values, strict=False))) for values in document["columns"]
+    )
+    codec, graphic_codec = document["settings"]
+    return TableLayout(columns=columns, **table), {"codec": codec, "graphic_codec": graphic_codec}
+
+
+def decode_image(
+    data: bytes, layout: TableLayout, settings: dict[str, str], byteorder: str | None
+) -> dict[str, Any]:
+    """One image as the UDF's struct."""
+    try:
+        row = decode_row(
+            data,
+            layout,
+            byteorder or "little",
+            codec=settings["codec"],
+            graphic_codec=settings["graphic_codec"],
+        )
+    except DecodeError as exc:
+        return row_failure(f"row image of {layout.qualified_name}: {exc}")
+    if row.record_kind != "user_row":
+        return {"values": None, "null_reasons": None, "error": None, "is_user_row": False,
+                "record_kind": row.record_kind, "record_type": row.record_type,
+                "unavailable": None}  # fmt: skip
+    names = [column.name for column in layout.columns]
+    return {
+        "values": [row.values.get(name) for name in names],
+        "null_reasons": [row.none_sources.get(name) for name in names],
+        "error": None,
+        "is_user_row": True,
+        "record_kind": row.record_kind,
+        "record_type": row.record_type,
+        "unavailable": [row.unavailable.get(name) for name in names],
+    }
+
+
+def row_failure(reason: str) -> dict[str, Any]:
+    return {"values": None, "null_reasons": None, "error": reason, "is_user_row": None,
+            "record_kind": None, "record_type": None, "unavailable": None}  # fmt: skip
+
+
+# --- column-at-a-time --------------------------------------------------------------------------
 
 _INTEGERS = frozenset((r.SMALLINT, r.INTEGER, r.BIGINT))
 _TEMPORAL = {r.DATE: "DATE", r.TIME: "TIME", r.TIMESTAMP: "TIMESTAMP"}
@@ -301,8 +391,6 @@ def catalog_decodings(
     layouts: dict[tuple[int, int], r.TableLayout], settings: dict[str, str], byteorder: str
 ) -> dict[tuple[int, int], tuple[r.TableLayout, str]]:
     """Per table ids of a catalog export: the layout and the digest of decoding with it."""
-    from udfs.db2luw.functions import layout_to_json
-
     return {
         ids: (layout, image_digest(layout_to_json(layout, settings), byteorder))
         for ids, layout in layouts.items()

@@ -35,7 +35,6 @@ import pyarrow as pa
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
 from udfs.db2luw import batch_images, data
-from udfs.db2luw.functions import DEFAULT_SETTINGS
 from udfs.db2luw.rows import read_catalog
 from udfs.errors import DecodeError
 from udfs.framing import (
@@ -184,8 +183,9 @@ class Db2LuwReader(DataSourceReader):
         self.split_bytes = int(options.get("split_bytes") or DEFAULT_SPLIT_BYTES)
         self.images = _images(options)
         self.settings = {
-            "codec": options.get("codec") or DEFAULT_SETTINGS["codec"],
-            "graphic_codec": options.get("graphic_codec") or DEFAULT_SETTINGS["graphic_codec"],
+            "codec": options.get("codec") or batch_images.DEFAULT_SETTINGS["codec"],
+            "graphic_codec": options.get("graphic_codec")
+            or batch_images.DEFAULT_SETTINGS["graphic_codec"],
         }
         db2_read_log_length(self.framing, self.byteorder)  # a bad setting fails here, on the driver
 
