@@ -91,7 +91,7 @@ def test_the_benchmark_table_takes_the_batch_path_only(tmp_path, monkeypatch):
     from udfs.db2luw import data
     from udfs.framing import db2_read_log_length, db2_resync, frame_file
 
-    log = tmp_path / "bench" / "S0000000.log"
+    log = tmp_path / "db2luw" / "bench" / "S0000000.log"
     generate_benchmark(log, 3000, seed=1)
     (layout,) = read_catalog(log.parent / "catalog").values()
     length, resync = db2_read_log_length("filter", "little"), db2_resync("filter", "little")
@@ -104,7 +104,14 @@ def test_the_benchmark_table_takes_the_batch_path_only(tmp_path, monkeypatch):
     assert fallbacks.count == 0 and len(fast) == 3000
     assert fast[0]["values"][:2] == ["1", "name 0"]
     sample = [i for n, i in enumerate(images) if n % 97 == 0]
-    both(sample, layout, "little")
+    got = both([None, *sample, None], layout, "little")  # decoded in place, nulls as nulls
+    assert fallbacks.count == 0 and got[0] is None and got[1]["values"][0] == "1"
+    # the raw load's option images on the same capture: one table, decoded in place
+    table = read_source(tmp_path, images="true")
+    inserts = table.filter(pa.compute.equal(table.column("kind"), "row_insert"))
+    assert inserts.num_rows == 3000 and inserts.column("before_row").null_count == 3000
+    assert inserts.column("after_row").to_pylist() == fast
+    assert table.column("image_digest").null_count == table.num_rows - 3000  # the commits
 
 
 # --- hand-built rows at the spec's offsets ------------------------------------------------------

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from udfs import batch_values as bv
 from udfs.db2luw import rows as r
@@ -170,13 +171,24 @@ def decode_images(
     """Every image of ``images`` (binary, nulls allowed) decoded with ``layout``: the structs of
     :func:`udfs.db2luw.functions.decode_image`, in order (a null image gives a null)."""
     byteorder = byteorder or "little"
+    if images.null_count == len(images):  # e.g. the before images of a batch of inserts
+        return pa.nulls(len(images), ROW_ARROW)
     codec, graphic = check_codec(settings["codec"]), check_codec(settings["graphic_codec"])
     plan = r._plan(layout, byteorder, codec, graphic)
     data, starts, lengths = _binary_buffers(images)
-    valid = ~images.is_null().to_numpy(zero_copy_only=False) if images.null_count else None
-    fast = _batch_rows(data, starts, lengths, plan, byteorder)
-    if valid is not None:
-        fast &= valid
+    null = np.zeros(len(images), bool)
+    if images.null_count:
+        null = images.is_null().to_numpy(zero_copy_only=False)
+    fast = _batch_rows(data, starts, lengths, plan, byteorder) & ~null
+    if (fast | null).all():
+        # the common case: every image takes the batch path, decoded in place (a null image
+        # is a null struct), with no rows to move around
+        columns, reasons, doubtful = _columns(
+            data, starts, lengths, plan, byteorder, codec, absent=null
+        )
+        if not doubtful.any():
+            every = np.ones(len(images), bool)
+            return _assemble(columns, reasons, plan, data, starts, every, null=null)
     chosen = np.flatnonzero(fast)
     columns, reasons, doubtful = _columns(
         data, starts[chosen], lengths[chosen], plan, byteorder, codec
@@ -217,10 +229,12 @@ def _batch_rows(data, starts, lengths, plan, byteorder) -> np.ndarray:
     return ok & (needed <= fixed_length)
 
 
-def _columns(data, starts, lengths, plan, byteorder, codec):
+def _columns(data, starts, lengths, plan, byteorder, codec, absent=None):
     """Per column of the layout: (Arrow strings over all rows, none_source per row or None);
-    and the rows the per-row decoder must take instead."""
+    and the rows the per-row decoder must take instead. ``absent`` rows (null images) are
+    neither read nor flagged."""
     rows = len(starts)
+    absent = np.zeros(rows, bool) if absent is None else absent
     base = starts + _header_offsets(byteorder)["data"][0]
     doubtful = np.zeros(rows, bool)
     columns, reasons = [], []
@@ -231,9 +245,10 @@ def _columns(data, starts, lengths, plan, byteorder, codec):
         null = np.zeros(rows, bool)
         if column.nullable:
             null_byte = bv.fixed(data, at + width, 1)[:, 0]
-            doubtful |= null_byte > 1  # decode_row: 'null byte ... not 00/01', a row error
-            null = null_byte == 1
-        present = ~null
+            # decode_row: 'null byte ... not 00/01', a row error
+            doubtful |= (null_byte > 1) & ~absent
+            null = (null_byte == 1) & ~absent
+        present = ~null & ~absent
         variable = column.varying or column.field_type in r.LOB_TYPES
         if variable:
             pointer = bv.fixed(data, at, 4).astype(np.int64)
@@ -265,7 +280,8 @@ def _columns(data, starts, lengths, plan, byteorder, codec):
         doubtful[take[bad]] = True
         position = np.full(rows, -1, np.int64)
         position[take] = np.arange(len(take))
-        columns.append(texts.take(pa.array(position, mask=position < 0)))
+        every_row = len(take) == rows
+        columns.append(texts if every_row else texts.take(pa.array(position, mask=position < 0)))
         why = None
         if null.any() or out_of_row.any() or value_reasons is not None:
             why = np.full(rows, None, object)
@@ -322,8 +338,9 @@ def _each(decode, data: np.ndarray, offsets: np.ndarray):
     return pa.array(texts, pa.string()), bad, why if has_reasons else None
 
 
-def _assemble(columns, reasons, plan, data, starts, keep) -> pa.StructArray:
-    """The rows of ``keep`` as the UDF's structs: one list per row, its columns in order."""
+def _assemble(columns, reasons, plan, data, starts, keep, null=None) -> pa.StructArray:
+    """The rows of ``keep`` as the UDF's structs: one list per row, its columns in order;
+    ``null`` rows (of the kept ones) are null structs."""
     rows = int(keep.sum())
     width = len(plan)
     keep_index = pa.array(np.flatnonzero(keep))
@@ -334,7 +351,8 @@ def _assemble(columns, reasons, plan, data, starts, keep) -> pa.StructArray:
     def row_lists(per_column: list[pa.Array]) -> pa.Array:
         if not width:
             return pa.ListArray.from_arrays(list_offsets, pa.array([], pa.string()))
-        flat = pa.concat_arrays([c.take(keep_index) for c in per_column]).take(order)
+        kept = per_column if keep.all() else [c.take(keep_index) for c in per_column]
+        flat = pa.concat_arrays(kept).take(order)
         return pa.ListArray.from_arrays(list_offsets, flat)
 
     all_null = pa.nulls(rows, pa.string())
@@ -349,7 +367,7 @@ def _assemble(columns, reasons, plan, data, starts, keep) -> pa.StructArray:
         named = {reason: r.unavailable_reason(entry.column, reason)
                  for reason in set(why.tolist()) if reason is not None}  # fmt: skip
         unavailable.append(pa.array([None if w is None else named[w] for w in why], pa.string()))
-    outer = data[starts].astype(np.int32) if rows else np.zeros(0, np.int32)
+    outer = bv.fixed(data, starts, 1)[:, 0].astype(np.int32)
     arrays = [
         row_lists(columns),
         _lists_of(null_reasons, rows, width, list_offsets, order),
@@ -359,7 +377,8 @@ def _assemble(columns, reasons, plan, data, starts, keep) -> pa.StructArray:
         pa.array(outer, pa.int32()),
         _lists_of(unavailable, rows, width, list_offsets, order),
     ]
-    return pa.StructArray.from_arrays(arrays, fields=list(ROW_ARROW))
+    mask = pa.array(null) if null is not None and null.any() else None
+    return pa.StructArray.from_arrays(arrays, fields=list(ROW_ARROW), mask=mask)
 
 
 def _lists_of(per_column, rows, width, list_offsets, order) -> pa.Array:
@@ -412,38 +431,53 @@ def inline_images(
     rows = batch.num_rows
     columns = {name: pa.nulls(rows, kind) for name, kind in INLINE_FIELDS}
     if rows and decodings:
-        eligible = batch.column("decode_error").is_null().to_numpy(zero_copy_only=False)
-        eligible &= batch.column("images").is_null().to_numpy(zero_copy_only=False)
-        has_image = ~(
-            batch.column("before_image").is_null().to_numpy(zero_copy_only=False)
-            & batch.column("after_image").is_null().to_numpy(zero_copy_only=False)
-        )
-        eligible &= has_image
-        space = batch.column("table_space_identifier").fill_null(-1).to_numpy()
-        table = batch.column("table_identifier").fill_null(-1).to_numpy()
-        keys = space.astype(np.int64) << 32 | (table.astype(np.int64) & 0xFFFFFFFF)
-        parts, positions, digests = [], [], []
-        for (ts, tid), (layout, digest) in decodings.items():
-            members = np.flatnonzero(eligible & (keys == (ts << 32 | tid)))
-            if not len(members):
-                continue
-            take = pa.array(members)
-            before = decode_images(batch.column("before_image").take(take), layout, settings,
-                                   byteorder)  # fmt: skip
-            after = decode_images(batch.column("after_image").take(take), layout, settings,
-                                  byteorder)  # fmt: skip
-            parts.append((before, after))
-            positions.append(members)
-            digests.append(np.full(len(members), digest, object))
-        if parts:
-            at = np.concatenate(positions)
-            where = np.full(rows, -1, np.int64)
-            where[at] = np.arange(len(at))
-            back = pa.array(where, mask=where < 0)
-            columns["image_digest"] = pa.array(np.concatenate(digests), pa.string()).take(back)
-            for n, name in ((0, "before_row"), (1, "after_row")):
-                joined = pa.concat_arrays([part[n] for part in parts])
-                columns[name] = joined.take(back)
+        columns.update(_inline_columns(batch, decodings, settings, byteorder))
     arrays = batch.columns + [columns[name] for name, _ in INLINE_FIELDS]
     names = batch.schema.names + [name for name, _ in INLINE_FIELDS]
     return pa.RecordBatch.from_arrays(arrays, names=names)
+
+
+def _inline_columns(batch, decodings, settings, byteorder) -> dict[str, pa.Array]:
+    eligible = batch.column("decode_error").is_null().to_numpy(zero_copy_only=False)
+    eligible &= batch.column("images").is_null().to_numpy(zero_copy_only=False)
+    before, after = batch.column("before_image"), batch.column("after_image")
+    eligible &= ~(
+        before.is_null().to_numpy(zero_copy_only=False)
+        & after.is_null().to_numpy(zero_copy_only=False)
+    )
+    space = batch.column("table_space_identifier").fill_null(-1).to_numpy()
+    table = batch.column("table_identifier").fill_null(-1).to_numpy()
+    keys = space.astype(np.int64) << 32 | (table.astype(np.int64) & 0xFFFFFFFF)
+    found = [
+        (np.flatnonzero(eligible & (keys == (ts << 32 | tid))), layout, digest)
+        for (ts, tid), (layout, digest) in decodings.items()
+    ]
+    found = [(members, layout, digest) for members, layout, digest in found if len(members)]
+    if not found:
+        return {}
+    code = np.full(batch.num_rows, -1, np.int64)
+    for n, (members, _, _) in enumerate(found):
+        code[members] = n
+    digests = pa.array([digest for _, _, digest in found], pa.string())
+    columns = {"image_digest": digests.take(pa.array(code, mask=code < 0))}
+    if len(found) == 1:
+        # one table in the batch (the common case): decode the columns in place, the rows
+        # not taken as nulls, so that nothing is gathered or scattered
+        (members, layout, _) = found[0]
+        taken = pa.array(code >= 0)
+        null = pa.scalar(None, pa.binary())
+        for name, images in (("before_row", before), ("after_row", after)):
+            images = pc.if_else(taken, images, null)
+            columns[name] = decode_images(images, layout, settings, byteorder)
+        return columns
+    where = np.full(batch.num_rows, -1, np.int64)
+    at = np.concatenate([members for members, _, _ in found])
+    where[at] = np.arange(len(at))
+    back = pa.array(where, mask=where < 0)
+    for name, images in (("before_row", before), ("after_row", after)):
+        parts = [
+            decode_images(images.take(pa.array(members)), layout, settings, byteorder)
+            for members, layout, _ in found
+        ]
+        columns[name] = pa.concat_arrays(parts).take(back)
+    return columns
