@@ -62,7 +62,7 @@ def string_array(data: np.ndarray, offsets: np.ndarray) -> pa.Array:
 
 def _matrix_strings(matrix: np.ndarray) -> pa.Array:
     rows, width = matrix.shape
-    return string_array(matrix.reshape(-1), np.arange(0, (rows + 1) * width, width, np.int32))
+    return string_array(matrix.reshape(-1), np.arange(rows + 1, dtype=np.int32) * width)
 
 
 def _no_problems(rows: int) -> np.ndarray:

@@ -274,6 +274,11 @@ def test_other_code_pages_and_a_layout_without_columns():
     assert got[0]["values"] == ["äb ", "é!"]
     empty = both([h.formatted("<", b"")], layout(), "little")
     assert empty[0]["values"] == [] and empty[0]["record_kind"] == "user_row"
+    # an unknown field type of length 0 (the fuzzer's): no value, unsupported_type
+    unknown = layout(Column("U", 2457, 0, False, 0), Column("ID", r.SMALLINT, 2, False, 0))
+    got = both([h.formatted("<", b"\x05\x00"), b"", None], unknown, "little")
+    assert got[0]["values"] == [None, "5"] and got[0]["null_reasons"] == ["unsupported_type", None]
+    assert got[1]["error"] and got[2] is None
 
 
 def test_the_row_udf_decodes_by_layout_and_keeps_the_input_order():

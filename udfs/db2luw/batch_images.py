@@ -270,7 +270,7 @@ def _columns(data, starts, lengths, plan, byteorder, codec, absent=None):
             take = np.flatnonzero(present)
             matrix = bv.fixed(data, at[take], width)
             value_data = matrix.reshape(-1)
-            value_offsets = np.arange(0, (len(take) + 1) * width, width, dtype=np.int32)
+            value_offsets = np.arange(len(take) + 1, dtype=np.int32) * width
         if variable:
             texts, bad, value_reasons = _render(entry, None, value_data, value_offsets,
                                                 byteorder, codec)  # fmt: skip
