@@ -2,9 +2,11 @@
 
 Writes ``generate_benchmark``'s capture (inserts into one table, a commit every 100) and times,
 on one core: decoding frame batches (``batch_records.log_batch`` vs
-``data.log_batch_per_record``), then the data source's whole read (framing + decoding, as a
-``logmart_db2luw`` task does before Spark or the raw writer get the Arrow batches). Every path
-runs twice; the second run is the figure (the first pays imports and caches).
+``data.log_batch_per_record``), the inserts' row images (``batch_images.decode_images`` vs
+``decode_image`` one at a time, 8,192 images a call), then the data source's whole read
+(framing + decoding, as a ``logmart_db2luw`` task does before Spark or the raw writer get the
+Arrow batches), without and with option ``images``. Every path runs twice; the second run is
+the figure (the first pays imports and caches).
 
     python benchmarks/bench_db2luw_records.py --records 500000
 """
@@ -20,7 +22,8 @@ from pathlib import Path
 import pyarrow as pa
 
 from logmart_generators.db2luw import generate_benchmark
-from udfs.db2luw import batch_records, data
+from udfs.db2luw import batch_images, batch_records, data
+from udfs.db2luw.rows import TableLayout, read_catalog
 from udfs.db2luw.source import Db2LuwReader
 from udfs.framing import FrameBatch, db2_read_log_length, db2_resync, frame_file
 
@@ -35,11 +38,23 @@ def decode_only(batches: list[FrameBatch], decoder: Decoder) -> float:
     return time.perf_counter() - started
 
 
-def data_source_read(root: Path, decoder: Decoder) -> tuple[float, int]:
+def images_only(images: pa.Array, layout: TableLayout, column_at_a_time: bool) -> float:
+    settings, step = batch_images.DEFAULT_SETTINGS, 8192
+    started = time.perf_counter()
+    if column_at_a_time:
+        for at in range(0, len(images), step):
+            batch_images.decode_images(images.slice(at, step), layout, settings, "little")
+    else:
+        for image in images.to_pylist():
+            batch_images.decode_image(image, layout, settings, "little")
+    return time.perf_counter() - started
+
+
+def data_source_read(root: Path, decoder: Decoder, **options: str) -> tuple[float, int]:
     """The data source's read of every partition with ``decoder`` as ``data.log_batch``."""
     original, data.log_batch = data.log_batch, decoder
     try:
-        reader = Db2LuwReader({"path": str(root / "db2luw"), "raw_root": str(root)})
+        reader = Db2LuwReader({"path": str(root / "db2luw"), "raw_root": str(root), **options})
         started, rows = time.perf_counter(), 0
         for partition in reader.partitions():
             rows += sum(batch.num_rows for batch in reader.read(partition))
@@ -64,10 +79,23 @@ def main() -> None:
         seconds = decode_only(batches, decoder)
         rate = records / seconds
         print(f"decode, {name:<17} {records:>9,} records {seconds:6.2f} s {rate:>10,.0f}/s")
+    after = [b.column("after_image") for batch in batches for b in batch_records.log_batch(
+        batch, "bench", "S0000000.log", "filter", "little")]  # fmt: skip
+    images = pa.chunked_array(after).combine_chunks().drop_null()
+    (layout,) = read_catalog(path.parent / "catalog").values()
+    for name, column_at_a_time in (("column-at-a-time", True), ("per image", False)):
+        images_only(images, layout, column_at_a_time)
+        seconds = images_only(images, layout, column_at_a_time)
+        rate = len(images) / seconds
+        print(f"images, {name:<16} {len(images):>9,} images  {seconds:6.2f} s {rate:>10,.0f}/s")
     for name, decoder in paths.items():
         data_source_read(root, decoder)
         seconds, rows = data_source_read(root, decoder)
         print(f"read,   {name:<17} {rows:>9,} rows    {seconds:6.2f} s {rows / seconds:>10,.0f}/s")
+    data_source_read(root, batch_records.log_batch, images="true")
+    seconds, rows = data_source_read(root, batch_records.log_batch, images="true")
+    print(f"read + images (column-at-a-time) {rows:>9,} rows {seconds:6.2f} s "
+          f"{rows / seconds:>10,.0f}/s")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -31,8 +31,12 @@ inserts into one 4-column table, a commit every 100), from the .log file to a wr
     and ``insert_record`` ``Struct.parse`` per record in a Python UDF;
 (g) Db2 LUW records: the raw load of the ``logmart_db2luw`` data source (framing checks + every
     header and component field typed, images as bytes);
-(h) Db2 LUW full: (g) plus each insert's image decoded by ``logmart_db2luw_row`` and zipped
-    into a map, as ``int_db2luw_row_images_decoded`` does.
+(h) Db2 LUW full: (g) with option ``images``: each record's images decoded column-at-a-time
+    with its table's catalog layout in the data source (udfs/db2luw/batch_images.py), the
+    values ``int_db2luw_row_images_decoded`` takes where the layout is the one in force;
+(h') the same as (h) the way it was done before: the data source read by Spark, each
+    insert's image decoded by the UDF ``logmart_db2luw_row`` (now column-at-a-time per layout
+    too) and zipped into a map, written by Spark.
 
 ``--sources`` picks some of logmaster, soliddb, db2luw (all by default).
 
@@ -295,8 +299,13 @@ def db2luw_raw(spark: SparkSession, raw: Path) -> RawLoad:
     return _raw_load(spark, raw, Db2LuwDataSource, "db2luw", records="log")
 
 
+def db2luw_full_raw(spark: SparkSession, raw: Path) -> RawLoad:
+    """(h) the Db2 LUW raw load with row images decoded in the data source."""
+    return _raw_load(spark, raw, Db2LuwDataSource, "db2luw", records="log", images="true")
+
+
 def db2luw_full(spark: SparkSession, raw: Path, layout: str, names: list[str]) -> DataFrame:
-    """(h) (g) plus each insert's after image decoded and zipped into a map."""
+    """(h') (g) read by Spark plus each insert's after image by the UDF, zipped into a map."""
     names_array = F.array(*[F.lit(name) for name in names])
     decoded = (
         db2luw_records(spark, raw)
@@ -384,7 +393,8 @@ def db2luw_paths(spark: SparkSession, raw: Path, size: int, skip_baseline: bool)
     db2luw_records(spark, raw).limit(1000).write.format("noop").mode("overwrite").save()
     paths = [
         ("(g) Db2 LUW records", db2luw_raw(spark, raw)),
-        ("(h) Db2 LUW full", db2luw_full(spark, raw, layout, names)),
+        ("(h) Db2 LUW full", db2luw_full_raw(spark, raw)),
+        ("(h') full, Spark writer", db2luw_full(spark, raw, layout, names)),
     ]
     if not skip_baseline:
         paths.insert(0, ("(f) Db2 LUW construct", db2luw_baseline(spark, raw)))

@@ -21,7 +21,10 @@ def test_defaults_are_filter_framing_and_little_endian():
     options = LOG_RECORDS.resolved_options({})
     assert (options["framing"], options["byteorder"]) == ("filter", "little")
     assert capture_settings() == {}
-    assert source_settings()["db2luw"] == {"framing": "filter", "byteorder": "little"}
+    # images: the raw load decodes row images too (a constant option, part of the load key)
+    assert source_settings()["db2luw"] == {
+        "framing": "filter", "byteorder": "little", "images": "true"
+    }  # fmt: skip
 
 
 def test_environment_settings_override_the_defaults():
@@ -31,7 +34,9 @@ def test_environment_settings_override_the_defaults():
     assert settings == {"db2luw": {"framing": "lsn", "byteorder": "big"}}
     options = LOG_RECORDS.resolved_options(settings["db2luw"])
     assert (options["framing"], options["byteorder"]) == ("lsn", "big")
-    assert source_settings(settings)["db2luw"] == {"framing": "lsn", "byteorder": "big"}
+    assert source_settings(settings)["db2luw"] == {
+        "framing": "lsn", "byteorder": "big", "images": "true"
+    }  # fmt: skip
 
 
 def test_given_settings_override_the_environment():

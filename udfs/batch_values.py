@@ -62,7 +62,7 @@ def string_array(data: np.ndarray, offsets: np.ndarray) -> pa.Array:
 
 def _matrix_strings(matrix: np.ndarray) -> pa.Array:
     rows, width = matrix.shape
-    return string_array(matrix.reshape(-1), np.arange(0, (rows + 1) * width, width, np.int32))
+    return string_array(matrix.reshape(-1), np.arange(rows + 1, dtype=np.int32) * width)
 
 
 def _no_problems(rows: int) -> np.ndarray:
@@ -144,8 +144,18 @@ def be_ints(matrix: np.ndarray) -> np.ndarray:
     return value.view(np.int64)
 
 
-def int_strings(matrix: np.ndarray) -> tuple[pa.Array, np.ndarray]:
+def int_strings(matrix: np.ndarray, byteorder: str = "big") -> tuple[pa.Array, np.ndarray]:
+    """Two's complement integers in ``byteorder`` -> decimal text (``str(int)``)."""
+    if byteorder == "little":
+        matrix = matrix[:, ::-1]
     return pa.array(be_ints(matrix)).cast(pa.string()), _no_problems(len(matrix))
+
+
+def boolean_strings(matrix: np.ndarray) -> tuple[pa.Array, np.ndarray]:
+    """One byte 00/01 -> 'false' / 'true' (Db2 LUW BOOLEAN); any other byte is flagged."""
+    byte = matrix[:, 0]
+    texts = pc.if_else(pa.array(byte == 1), pa.scalar("true"), pa.scalar("false"))
+    return texts, byte > 1
 
 
 _POSITIVE = np.array([0xA, 0xC, 0xE, 0xF])
@@ -282,6 +292,45 @@ def _temporal_form(
             return None
         return base + "." + "D" * fraction + zone, None, {10: " ", 13: ":", 16: ":"}
     return None
+
+
+# Db2 LUW packs DATE / TIME / TIMESTAMP as unsigned packed digits (no sign nibble): D takes
+# the next digit, as udfs.values.packed_date / packed_time / packed_timestamp render them.
+_PACKED_FORMS = {"DATE": ("DDDD-DD-DD", 4), "TIME": ("DD:DD:DD", 3)}
+
+
+def _packed_form(kind: str, width: int) -> str | None:
+    if kind in _PACKED_FORMS:
+        pattern, size = _PACKED_FORMS[kind]
+        return pattern if width == size else None
+    if kind == "TIMESTAMP" and 7 <= width <= 13:
+        fraction = 2 * (width - 7)
+        return "DDDD-DD-DD DD:DD:DD" + ("." + "D" * fraction if fraction else "")
+    return None
+
+
+def packed_temporal_strings(matrix: np.ndarray, kind: str) -> tuple[pa.Array, np.ndarray] | None:
+    """Packed-digit DATE / TIME / TIMESTAMP columns (Db2 LUW) -> the marts' text; rows with a
+    non-decimal digit or an impossible date or time are flagged. None for a width the scalar
+    decoder refuses (it says why)."""
+    pattern = _packed_form(kind, matrix.shape[1])
+    if pattern is None:
+        return None
+    nibbles = np.stack([matrix >> 4, matrix & 15], 2).reshape(len(matrix), -1)
+    out = np.empty((len(matrix), len(pattern)), np.uint8)
+    digit = 0
+    for position, char in enumerate(pattern):
+        if char == "D":
+            out[:, position] = nibbles[:, digit] + ord("0")
+            digit += 1
+        else:
+            out[:, position] = ord(char)
+    bad = (nibbles > 9).any(axis=1)
+    if kind != "TIME":
+        bad |= ~_valid_date(out)
+    if kind != "DATE":
+        bad |= ~_valid_time(out, 0 if kind == "TIME" else 11)
+    return _matrix_strings(np.where(bad[:, None], ord("0"), out).astype(np.uint8)), bad
 
 
 _SCALAR_TEMPORAL = {

@@ -483,3 +483,40 @@ def test_without_a_catalog_only_tables_the_log_describes_decode(spark, demo):
         f"where capture = '{NO_CATALOG}' and source_system = 'db2luw'",
     )
     assert files and all(f["is_reconciled"] for f in files)
+
+
+def test_the_data_source_decodes_most_images_as_the_udf_would(spark, demo):
+    """The raw load's images (option images: the catalog layout, column-at-a-time) are taken
+    where their digest is the layout version's own; there they equal the UDF's decoding."""
+    same = "sha2(concat_ws(char(0), v.layout_json, r.byteorder), 256)"
+    (counts,) = rows(
+        spark,
+        f"""
+        select
+            count(*) as images,
+            count_if(r.inline_image_digest = {same}) as inline,
+            count_if(
+                r.inline_image_digest = {same}
+                and not (
+                    to_json(r.inline_before_row)
+                    <=> to_json(logmart_db2luw_row(r.before_image, v.layout_json, r.byteorder))
+                    and to_json(r.inline_after_row)
+                    <=> to_json(logmart_db2luw_row(r.after_image, v.layout_json, r.byteorder))
+                )
+            ) as different
+        from staging.stg_db2luw__log_records as r
+        inner join intermediate.int_db2luw_table_versions as v
+            on
+                r.capture = v.capture
+                and r.table_space_identifier = v.table_space_identifier
+                and r.table_identifier = v.table_identifier
+                and r.lsn >= v.valid_from_lsn
+                and (v.valid_to_lsn is null or r.lsn < v.valid_to_lsn)
+        where
+            r.capture = '{CLEAN}' and r.is_decoded and not r.catalog_table
+            and r.kind in ('row_insert', 'row_delete', 'row_update') and r.images is null
+        """,
+    )
+    assert counts["images"] > 50, counts  # the demo's clean capture: 93 such records
+    assert counts["inline"] > counts["images"] // 2, counts
+    assert counts["different"] == 0, counts

@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 from logmart_generators import db2luw as gen
 from tests.db2luw import handmade
 from tests.fuzz.support import decodes_or_rejects, fuzz
-from udfs.db2luw import data, functions, records, rows
+from udfs.db2luw import batch_images, data, functions, records, rows
 from udfs.framing import DB2_PREFIX_LENGTHS, FrameBatch
 
 ORDERS = st.sampled_from(["little", "big"])
@@ -341,6 +341,42 @@ def test_rows_on_any_bytes(layout, byteorder, draw):
         assert set(decoded.values) == {c.name for c in layout.columns}
     result = functions.decode_image(image, layout, functions.DEFAULT_SETTINGS, byteorder)
     assert result["error"] is not None or result["record_kind"] is not None
+
+
+@st.composite
+def fitting_images(draw, layout: rows.TableLayout, byteorder: str) -> bytes:
+    """A formatted row laid out for ``layout`` (what the batch path takes): random values,
+    null bytes 00/01 (rarely anything else), varying columns pointing into the variable data
+    (rarely past it)."""
+    bo = _BO[byteorder]
+    width = max((c.field_offset + c.fixed_width + c.nullable for c in layout.columns), default=0)
+    width += draw(st.integers(0, 3))
+    fixed = bytearray(draw(st.binary(min_size=width, max_size=width)))
+    variable = draw(st.binary(max_size=30))
+    for column in layout.columns:
+        end = column.field_offset + column.fixed_width
+        if column.nullable:
+            fixed[end] = draw(st.sampled_from([0, 0, 0, 1, 7]))
+        if (column.varying or column.field_type in rows.LOB_TYPES) and column.fixed_width == 4:
+            start = draw(st.integers(0, len(variable)))
+            size = draw(st.integers(0, len(variable) - start + 2))
+            fixed[column.field_offset : end] = struct.pack(bo + "HH", width + start, size)
+    return handmade.formatted(bo, bytes(fixed), variable, draw(st.sampled_from([0, 0x10, 4])))
+
+
+@fuzz(300)
+@given(any_layouts(), ORDERS, st.data())
+def test_images_decode_the_same_column_at_a_time_and_one_by_one(layout, byteorder, draw):
+    """udfs/db2luw/batch_images.py against decode_image on any bytes, nulls among them."""
+    image = st.one_of(st.none(), any_images(byteorder), fitting_images(layout, byteorder))
+    images = draw.draw(st.lists(image, max_size=6))
+    settings = functions.DEFAULT_SETTINGS
+    batch = batch_images.decode_images(pa.array(images, pa.binary()), layout, settings, byteorder)
+    expected = [
+        None if image is None else functions.decode_image(image, layout, settings, byteorder)
+        for image in images
+    ]
+    assert batch.to_pylist() == expected
 
 
 _LAYOUT_JSON = st.one_of(

@@ -28,12 +28,21 @@ whose type has the 0x04 bit carries the after image of the update record that fo
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
+from udfs.db2luw import batch_images
+
+# The UDF's struct, the layout JSON and the per-row decoding live with the batch decoder: the
+# raw load's option images uses them too (so they belong to raw_version, this module does not).
+from udfs.db2luw.batch_images import DEFAULT_SETTINGS as DEFAULT_SETTINGS
+from udfs.db2luw.batch_images import ROW_ARROW as ROW_ARROW
+from udfs.db2luw.batch_images import decode_image as decode_image
+from udfs.db2luw.batch_images import layout_from_json as layout_from_json
+from udfs.db2luw.batch_images import layout_to_json, row_failure
 from udfs.db2luw.rows import (
     BIGINT,
     BINARY,
@@ -64,7 +73,6 @@ from udfs.db2luw.rows import (
     LayoutVersion,
     TableLayout,
     catalog_layout,
-    decode_row,
     resolve_distinct_type,
 )
 from udfs.errors import DecodeError
@@ -100,53 +108,6 @@ ROW_TYPE = (
     "struct<values: array<string>, null_reasons: array<string>, error: string, "
     "is_user_row: boolean, record_kind: string, record_type: int, unavailable: array<string>>"
 )
-_ROW_ARROW = pa.struct(
-    [
-        ("values", pa.list_(pa.string())),
-        ("null_reasons", pa.list_(pa.string())),
-        ("error", pa.string()),
-        ("is_user_row", pa.bool_()),
-        ("record_kind", pa.string()),
-        ("record_type", pa.int32()),
-        ("unavailable", pa.list_(pa.string())),
-    ]
-)
-DEFAULT_SETTINGS = {"codec": "utf-8", "graphic_codec": "utf-16-be"}
-
-
-# --- layout JSON --------------------------------------------------------------------------------
-
-# The JSON travels with every row change to the row UDF, so it is positional and compact:
-# {"table": [TableLayout fields but columns], "columns": [[Column fields], ...],
-#  "settings": [codec, graphic_codec]}; field order is the dataclasses' own.
-_TABLE_FIELDS = tuple(f.name for f in dataclasses.fields(TableLayout) if f.name != "columns")
-_COLUMN_FIELDS = tuple(f.name for f in dataclasses.fields(Column))
-
-
-def layout_to_json(layout: TableLayout, settings: dict[str, str]) -> str:
-    """A layout and the character settings as the JSON ``logmart_db2luw_row`` reads."""
-    chosen = {**DEFAULT_SETTINGS, **settings}
-    document = {
-        "table": [getattr(layout, name) for name in _TABLE_FIELDS],
-        "columns": [[getattr(c, name) for name in _COLUMN_FIELDS] for c in layout.columns],
-        "settings": [chosen["codec"], chosen["graphic_codec"]],
-    }
-    return json.dumps(document, separators=(",", ":"), ensure_ascii=False)
-
-
-def layout_from_json(text: str) -> tuple[TableLayout, dict[str, str]]:
-    document = json.loads(text)
-    table = dict(zip(_TABLE_FIELDS, document["table"], strict=True))
-    table["key_columns"] = tuple(table["key_columns"] or ())
-    # strict=False: a layout JSON written before a Column field was added lacks its last
-    # entries, which then take their defaults.
-    columns = tuple(
-        Column(**dict(zip(_COLUMN_FIELDS, values, strict=False))) for values in document["columns"]
-    )
-    codec, graphic_codec = document["settings"]
-    return TableLayout(columns=columns, **table), {"codec": codec, "graphic_codec": graphic_codec}
-
-
 # --- layout history -----------------------------------------------------------------------------
 
 
@@ -303,61 +264,45 @@ def _catalog(text: str | None) -> TableLayout | None:
 
 
 def row_arrow(image: pa.Array, layout_json: pa.Array, byteorder: pa.Array) -> pa.Array:
-    """Arrow UDF body: decode a batch of row images, each with its own layout version."""
-    layouts: dict[str, tuple[TableLayout, dict] | str] = {}
-    out = []
-    for data, text, order in zip(
-        image.to_pylist(), layout_json.to_pylist(), byteorder.to_pylist(), strict=True
-    ):
-        if data is None:
-            out.append(None)
-            continue
-        if text is None:
-            out.append(_row_failure("no table layout for this table at this LSN"))
-            continue
-        if text not in layouts:
-            try:
-                layouts[text] = layout_from_json(text)
-            except (ValueError, KeyError, TypeError) as exc:
-                layouts[text] = f"table layout unusable: {exc}"
-        found = layouts[text]
-        if isinstance(found, str):
-            out.append(_row_failure(found))
-        else:
-            out.append(decode_image(data, found[0], found[1], order))
-    return pa.array(out, _ROW_ARROW)
+    """Arrow UDF body: decode a batch of row images, each with its own layout version.
+
+    The images of one layout and byte order are decoded together, column-at-a-time
+    (:func:`udfs.db2luw.batch_images.decode_images`); the result is in the input's order."""
+    groups: dict[tuple[str | None, str | None], list[int]] = {}
+    for row, key in enumerate(zip(layout_json.to_pylist(), byteorder.to_pylist(), strict=True)):
+        groups.setdefault(key, []).append(row)
+    image_nulls = image.is_null()
+    parts, positions = [], []
+    for (text, order), rows in groups.items():
+        images = image.take(pa.array(rows, pa.int64()))
+        parts.append(_decode_group(images, text, order))
+        positions.extend(rows)
+    if not parts:
+        return pa.array([], ROW_ARROW)
+    where = [0] * len(positions)
+    for at, row in enumerate(positions):
+        where[row] = at
+    decoded = pa.concat_arrays(parts).take(pa.array(where, pa.int64()))
+    # a null image is a null row whatever its layout says
+    return pc.if_else(image_nulls, pa.scalar(None, ROW_ARROW), decoded)
 
 
-def decode_image(
-    data: bytes, layout: TableLayout, settings: dict[str, str], byteorder: str | None
-) -> dict[str, Any]:
-    """One image as the UDF's struct."""
-    try:
-        row = decode_row(
-            data,
-            layout,
-            byteorder or "little",
-            codec=settings["codec"],
-            graphic_codec=settings["graphic_codec"],
-        )
-    except DecodeError as exc:
-        return _row_failure(f"row image of {layout.qualified_name}: {exc}")
-    if row.record_kind != "user_row":
-        return {"values": None, "null_reasons": None, "error": None, "is_user_row": False,
-                "record_kind": row.record_kind, "record_type": row.record_type,
-                "unavailable": None}  # fmt: skip
-    names = [column.name for column in layout.columns]
-    return {
-        "values": [row.values.get(name) for name in names],
-        "null_reasons": [row.none_sources.get(name) for name in names],
-        "error": None,
-        "is_user_row": True,
-        "record_kind": row.record_kind,
-        "record_type": row.record_type,
-        "unavailable": [row.unavailable.get(name) for name in names],
-    }
+_LAYOUTS: dict[str, tuple[TableLayout, dict] | str] = {}
 
 
-def _row_failure(reason: str) -> dict[str, Any]:
-    return {"values": None, "null_reasons": None, "error": reason, "is_user_row": None,
-            "record_kind": None, "record_type": None, "unavailable": None}  # fmt: skip
+def _decode_group(images: pa.Array, text: str | None, order: str | None) -> pa.Array:
+    """One layout's images: decoded together, or each with the reason there is no layout."""
+    if text is None:
+        failure = row_failure("no table layout for this table at this LSN")
+        return pa.array([failure] * len(images), ROW_ARROW)
+    if text not in _LAYOUTS:
+        try:
+            _LAYOUTS[text] = layout_from_json(text)
+        except (ValueError, KeyError, TypeError) as exc:
+            _LAYOUTS[text] = f"table layout unusable: {exc}"
+        if len(_LAYOUTS) > 256:  # a long build sees many versions: keep the recent ones
+            del _LAYOUTS[next(iter(_LAYOUTS))]
+    found = _LAYOUTS[text]
+    if isinstance(found, str):
+        return pa.array([row_failure(found)] * len(images), ROW_ARROW)
+    return batch_images.decode_images(images, found[0], found[1], order or "little")

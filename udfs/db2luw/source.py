@@ -13,6 +13,13 @@
   ``columns.csv`` (SYSCAT export with a header row).
 * ``frames``: log records framed but not decoded (the benchmark's baseline input).
 
+With ``records`` = ``log``, option ``images`` = ``true`` also decodes each record's before and
+after image with its table's layout in the capture's catalog export, column-at-a-time
+(:func:`udfs.db2luw.batch_images.inline_images`: columns ``image_digest``, ``before_row``,
+``after_row``; options ``codec`` / ``graphic_codec`` as the dbt vars, default UTF-8 /
+UTF-16BE). ``int_db2luw_row_images_decoded`` takes them where the digest is its own layout
+version's and decodes the rest with ``logmart_db2luw_row``.
+
 The driver only lists files (and, for files larger than ``split_bytes``, walks their framing
 to cut record-aligned ranges); executors frame and decode, streaming in chunks, so a file is
 never held whole in memory.
@@ -27,7 +34,9 @@ from pathlib import Path
 import pyarrow as pa
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
-from udfs.db2luw import data
+from udfs.db2luw import batch_images, data
+from udfs.db2luw.rows import read_catalog
+from udfs.errors import DecodeError
 from udfs.framing import (
     FramingFailure,
     db2_read_log_length,
@@ -98,11 +107,14 @@ def discover(root: Path, raw_root: Path) -> list[CaptureFile]:
 class FilePartition(InputPartition):
     """A record-aligned byte range of one file."""
 
-    def __init__(self, capture_file: CaptureFile, start: int, end: int):
+    def __init__(
+        self, capture_file: CaptureFile, start: int, end: int, decodings: dict | None = None
+    ):
         super().__init__(capture_file.relative)
         self.capture_file = capture_file
         self.start = start
         self.end = end
+        self.decodings = decodings  # catalog layouts for option images=true
 
 
 class Db2LuwDataSource(DataSource):
@@ -114,7 +126,10 @@ class Db2LuwDataSource(DataSource):
         return "logmart_db2luw"
 
     def schema(self) -> str:
-        return data.spark_schema(RECORDS[_records(self.options)])
+        schema = RECORDS[_records(self.options)]
+        if _images(self.options):
+            schema = _with_image_fields(schema)
+        return data.spark_schema(schema)
 
     def reader(self, schema) -> DataSourceReader:
         return Db2LuwReader(dict(self.options))
@@ -127,6 +142,37 @@ def _records(options) -> str:
     return records
 
 
+def _images(options) -> bool:
+    value = str(options.get("images") or "false").lower()
+    if value not in ("true", "false"):
+        raise ValueError(f"option images must be 'true' or 'false', not {value!r}")
+    if value == "true" and _records(options) != "log":
+        raise ValueError("option images=true needs records=log")
+    return value == "true"
+
+
+def _with_image_fields(schema: pa.Schema) -> pa.Schema:
+    return pa.schema([*schema, *batch_images.INLINE_FIELDS])
+
+
+def _capture_decodings(
+    files: list[CaptureFile], settings: dict[str, str], byteorder: str
+) -> dict[str, dict]:
+    """Per capture with log files: its catalog export's layouts and their digests (none when
+    the export is missing or unreadable: then the UDF decodes every image, as before)."""
+    found: dict[str, dict] = {}
+    for log_file in files:
+        if log_file.kind != "log" or log_file.capture in found:
+            continue
+        catalog = log_file.path.parent / CATALOG_FOLDER
+        try:
+            layouts = read_catalog(catalog) if (catalog / "tables.csv").is_file() else {}
+        except DecodeError:
+            layouts = {}  # the catalog models quarantine what is wrong with it
+        found[log_file.capture] = batch_images.catalog_decodings(layouts, settings, byteorder)
+    return found
+
+
 class Db2LuwReader(DataSourceReader):
     def __init__(self, options: dict):
         self.root = Path(options["path"])
@@ -135,6 +181,12 @@ class Db2LuwReader(DataSourceReader):
         self.framing = options.get("framing") or "filter"
         self.byteorder = options.get("byteorder") or "little"
         self.split_bytes = int(options.get("split_bytes") or DEFAULT_SPLIT_BYTES)
+        self.images = _images(options)
+        self.settings = {
+            "codec": options.get("codec") or batch_images.DEFAULT_SETTINGS["codec"],
+            "graphic_codec": options.get("graphic_codec")
+            or batch_images.DEFAULT_SETTINGS["graphic_codec"],
+        }
         db2_read_log_length(self.framing, self.byteorder)  # a bad setting fails here, on the driver
 
     def partitions(self) -> list[FilePartition]:
@@ -147,9 +199,13 @@ class Db2LuwReader(DataSourceReader):
         else:
             length = db2_read_log_length(self.framing, self.byteorder)
             resync = db2_resync(self.framing, self.byteorder)
+            decodings = (
+                _capture_decodings(files, self.settings, self.byteorder) if self.images else {}
+            )
             for log_file in (f for f in files if f.kind == "log"):
+                tables = decodings.get(log_file.capture) if self.images else None
                 for start, end in split_points(log_file.path, length, self.split_bytes, resync):
-                    parts.append(FilePartition(log_file, start, end))
+                    parts.append(FilePartition(log_file, start, end, tables))
         # Spark needs at least one partition; an empty one reads nothing.
         return parts or [FilePartition(CaptureFile(self.root, "", "", 0, "empty"), 0, 0)]
 
@@ -161,6 +217,14 @@ class Db2LuwReader(DataSourceReader):
             yield from self._read_log(partition)
 
     def _read_log(self, partition: FilePartition) -> Iterator[pa.RecordBatch]:
+        for batch in self._read_log_records(partition):
+            if self.images:
+                batch = batch_images.inline_images(
+                    batch, partition.decodings or {}, self.settings, self.byteorder
+                )
+            yield batch
+
+    def _read_log_records(self, partition: FilePartition) -> Iterator[pa.RecordBatch]:
         f = partition.capture_file
         length = db2_read_log_length(self.framing, self.byteorder)
         resync = db2_resync(self.framing, self.byteorder)

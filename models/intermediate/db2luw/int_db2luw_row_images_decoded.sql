@@ -87,14 +87,37 @@ versioned as (
             and (versions.valid_to_lsn is null or contained_rows.lsn < versions.valid_to_lsn)
 ),
 
-decoded as (
+with_digest as (
     select
         *,
+        sha2(concat_ws(char(0), layout_json, byteorder), 256) as layout_digest
+    from versioned
+),
+
+decoded as (
+    -- images the data source decoded with this very layout and byte order (the digests
+    -- match: udfs/db2luw/batch_images.py) ...
+    select
+        * except (inline_before_row, inline_after_row),
+        inline_before_row as before_row,
+        inline_after_row as after_row
+    from with_digest
+    where inline_image_digest = layout_digest and contained_image is null
+    union all
+    -- ... else the UDF: other layout versions (before an ALTER), insert multiple records,
+    -- tables the catalog export does not have
+    select
+        * except (inline_before_row, inline_after_row),
         logmart_db2luw_row(before_image, layout_json, byteorder) as before_row,
         logmart_db2luw_row(
             coalesce(contained_image, after_image), layout_json, byteorder
         ) as after_row
-    from versioned
+    from with_digest
+    where
+        inline_image_digest is null
+        or layout_digest is null
+        or inline_image_digest != layout_digest
+        or contained_image is not null
 ),
 
 checked as (

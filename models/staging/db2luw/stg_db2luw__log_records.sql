@@ -94,6 +94,11 @@ renamed as (
         after_image,
         images,
         rids,
+        -- the images as the data source decoded them with the catalog's layout (the digest
+        -- of that decoding; int_db2luw_row_images_decoded takes them where it matches)
+        image_digest as inline_image_digest,
+        before_row as inline_before_row,
+        after_row as inline_after_row,
         -- DDL records
         file_create_lsn,
         old_columns,
