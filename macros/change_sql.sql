@@ -81,45 +81,58 @@
     )
 {%- endmacro %}
 
-{#- ("A", "B") VALUES (1, 'x') of a row image. -#}
-{% macro sql_insert_values(image, types) -%}
+{#-
+    The constants of several row images at once: `images` an array of maps (column -> value
+    text) of one change, `types` its column_types; gives the array of maps column -> SQL
+    constant (sql_constant), in the same order. The statement macros below take such a map
+    (`constants`), so that a change's constants are written once and sql_constant is expanded
+    once per call of this macro, not at every statement: fct_change_sql stays a view whose
+    text fits the 32,700 characters the embedded Derby metastore keeps.
+-#}
+{% macro sql_constants(images, types) -%}
+    transform(
+        {{ images }},
+        image -> transform_values(image, (k, v) -> {{ sql_constant('v', types ~ '[k]') }})
+    )
+{%- endmacro %}
+
+{#- The constant of column k in a constants map (NULL for a column the image lacks). -#}
+{% macro sql_constant_of(constants, column) -%}
+    coalesce({{ constants }}[{{ column }}], 'NULL')
+{%- endmacro %}
+
+{#- ("A", "B") VALUES (1, 'x') of a row image's constants (sql_constants). -#}
+{% macro sql_insert_values(constants) -%}
     concat(
         '(',
-        array_join(transform(map_keys({{ image }}), k -> {{ sql_identifier('k') }}), ', '),
+        array_join(transform(map_keys({{ constants }}), k -> {{ sql_identifier('k') }}), ', '),
         ') VALUES (',
-        array_join(
-            transform(map_keys({{ image }}), k -> {{ sql_constant(image ~ '[k]', types ~ '[k]') }}),
-            ', '
-        ),
+        array_join(transform(map_keys({{ constants }}), k -> {{ constants }}[k]), ', '),
         ')'
     )
 {%- endmacro %}
 
-{#- "A" = 1 AND "B" IS NULL over the given columns of a row image. -#}
-{% macro sql_match(image, types, columns) -%}
+{#- "A" = 1 AND "B" IS NULL over the given columns of a row image's constants. -#}
+{% macro sql_match(constants, columns) -%}
     array_join(
         transform(
             {{ columns }},
             k -> if(
-                {{ image }}[k] is null,
+                {{ sql_constant_of(constants, 'k') }} = 'NULL',
                 concat({{ sql_identifier('k') }}, ' IS NULL'),
-                concat(
-                    {{ sql_identifier('k') }}, ' = ', {{ sql_constant(image ~ '[k]', types ~ '[k]') }}
-                )
+                concat({{ sql_identifier('k') }}, ' = ', {{ constants }}[k])
             )
         ),
         ' AND '
     )
 {%- endmacro %}
 
-{#- "A" = 1, "B" = NULL over the given columns of a row image. -#}
-{% macro sql_assignments(image, types, columns) -%}
+{#- "A" = 1, "B" = NULL over the given columns of a row image's constants. -#}
+{% macro sql_assignments(constants, columns) -%}
     array_join(
         transform(
             {{ columns }},
-            k -> concat(
-                {{ sql_identifier('k') }}, ' = ', {{ sql_constant(image ~ '[k]', types ~ '[k]') }}
-            )
+            k -> concat({{ sql_identifier('k') }}, ' = ', {{ sql_constant_of(constants, 'k') }})
         ),
         ', '
     )
@@ -140,13 +153,14 @@
 
 {#-
     One side of a partition's key range (a partition-level mass delete) as a condition on the
-    limit key `bound` (a map from key column to value text): the row-value comparison
+    limit key `bound` (its constants: a map from key column to SQL constant, sql_constants):
+    the row-value comparison
     ("A", "B") op (x, y) written out column by column, which every dialect reads:
     (("A" op x) OR ("A" = x AND "B" last_op y)), op strict on every column but the last;
     a one-column limit key: "A" last_op x. The limit key holds the first columns of
     `key_columns`, as many as it has values.
 -#}
-{% macro sql_key_bound(bound, types, key_columns, operator, last_operator) -%}
+{% macro sql_key_bound(bound, key_columns, operator, last_operator) -%}
     concat(
         if(size({{ bound }}) > 1, '(', ''),
         array_join(
@@ -160,7 +174,7 @@
                                 slice({{ key_columns }}, 1, i),
                                 p -> concat(
                                     {{ sql_identifier('p') }}, ' = ',
-                                    {{ sql_constant(bound ~ '[p]', types ~ '[p]') }}
+                                    {{ sql_constant_of(bound, 'p') }}
                                 )
                             ),
                             array(
@@ -171,7 +185,7 @@
                                         ' {{ last_operator }} ',
                                         ' {{ operator }} '
                                     ),
-                                    {{ sql_constant(bound ~ '[c]', types ~ '[c]') }}
+                                    {{ sql_constant_of(bound, 'c') }}
                                 )
                             )
                         ),
@@ -192,17 +206,17 @@
     ascending limit keys; e.g. "K" > 2 AND "K" <= 5. An empty or null limit key is no bound on
     its side (array_join skips the null); no bound at all gives ''.
 -#}
-{% macro sql_partition_range(low_key, high_key, types, key_columns) -%}
+{% macro sql_partition_range(low_key, high_key, key_columns) -%}
     array_join(
         array(
             if(
                 coalesce(size({{ low_key }}), 0) > 0,
-                {{ sql_key_bound(low_key, types, key_columns, '>', '>') }},
+                {{ sql_key_bound(low_key, key_columns, '>', '>') }},
                 null
             ),
             if(
                 coalesce(size({{ high_key }}), 0) > 0,
-                {{ sql_key_bound(high_key, types, key_columns, '<', '<=') }},
+                {{ sql_key_bound(high_key, key_columns, '<', '<=') }},
                 null
             )
         ),

@@ -1,6 +1,7 @@
--- A table, not a view: its SQL (the statement macros expanded per column kind) is longer than
--- the 32,700 characters the embedded Derby metastore keeps of a view's text.
-{{ config(materialized='table') }}
+-- A view: the statements are written when a script is asked for, not for every change at each
+-- build. Each value becomes a SQL constant once (macro sql_constants, expanded twice), which
+-- keeps the view's text under the 32,700 characters the embedded Derby metastore keeps.
+{{ config(materialized='view') }}
 -- UNDO and REDO SQL of every committed change, in the source database's dialect (the
 -- constants are in macros/change_sql.sql): REDO applies the change again, UNDO reverses it.
 -- Run REDO in commit order (`order by commit_position, change_seq`) and UNDO in the reverse
@@ -51,6 +52,22 @@ available as (
     from changes
 ),
 
+row_versions_truncated as (
+    -- the row versions a truncate ended, without the columns whose values the log does not
+    -- carry (fct_row_history.unavailable), and the names of those columns
+    select
+        *,
+        map_filter(
+            row_image, (k, v) -> not map_contains_key(coalesce(unavailable, map()), k)
+        ) as available_image,
+        transform(
+            array_sort(map_keys(coalesce(unavailable, map()))),
+            k -> concat(k, ' (', unavailable[k], ')')
+        ) as left_out_columns
+    from {{ ref('fct_row_history') }}
+    where ended_by = 'truncate'
+),
+
 truncated_rows as (
     -- a truncate's UNDO: an INSERT of each row version it ended, without the columns whose
     -- values the log does not carry (fct_row_history.unavailable), a comment naming them
@@ -63,7 +80,7 @@ truncated_rows as (
                     'INSERT INTO ',
                     {{ sql_table_name('table_schema', 'table_name') }},
                     ' ',
-                    {{ sql_insert_values('available_image', 'column_types') }},
+                    {{ sql_insert_values('available_constants') }},
                     ';',
                     if(
                         size(left_out_columns) = 0,
@@ -78,22 +95,28 @@ truncated_rows as (
     from (
         select
             *,
-            map_filter(
-                row_image, (k, v) -> not map_contains_key(coalesce(unavailable, map()), k)
-            ) as available_image,
-            transform(
-                array_sort(map_keys(coalesce(unavailable, map()))),
-                k -> concat(k, ' (', unavailable[k], ')')
-            ) as left_out_columns
-        from {{ ref('fct_row_history') }}
-        where ended_by = 'truncate'
+            {{ sql_constants('array(available_image)', 'column_types') }}[0] as available_constants
+        from row_versions_truncated
     )
     group by valid_to_change_id
+),
+
+with_constants as (
+    -- each value of the change's images and partition limit keys as a SQL constant, once
+    select
+        *,
+        {{ sql_constants(
+            'array(before_image, after_image, partition_low_key, partition_high_key)',
+            'column_types'
+        ) }} as constants
+    from available
 ),
 
 located as (
     select
         *,
+        constants[0] as before_constants,
+        constants[1] as after_constants,
         {{ sql_table_name('table_schema', 'table_name') }} as table_ref,
         {{ sql_match_columns('before_image', 'column_types', 'key_columns') }}
             as before_match_columns,
@@ -119,12 +142,10 @@ located as (
         -- a partition-level truncate's key range ('' = no bound on either side)
         if(
             coalesce(truncate_scope = 'partition', false),
-            {{ sql_partition_range(
-                'partition_low_key', 'partition_high_key', 'column_types', 'partition_key_columns'
-            ) }},
+            {{ sql_partition_range('constants[2]', 'constants[3]', 'partition_key_columns') }},
             ''
         ) as partition_range
-    from available
+    from with_constants
 ),
 
 with_truncated_rows as (
@@ -151,25 +172,24 @@ statements as (
             when 'insert'
                 then concat(
                     'INSERT INTO ', table_ref, ' ',
-                    {{ sql_insert_values('after_image', 'column_types') }}, ';'
+                    {{ sql_insert_values('after_constants') }}, ';'
                 )
             when 'delete'
                 then concat(
                     'DELETE FROM ', table_ref,
                     ' WHERE ',
-                    {{ sql_match('before_image', 'column_types', 'before_match_columns') }},
+                    {{ sql_match('before_constants', 'before_match_columns') }},
                     ';'
                 )
             when 'update'
                 then concat(
                     'UPDATE ', table_ref,
                     ' SET ', {{ sql_assignments(
-                    'after_image',
-                    'column_types',
+                    'after_constants',
                     'if(size(redo_set_columns) > 0, redo_set_columns, map_keys(after_image))'
                 ) }},
                     ' WHERE ',
-                    {{ sql_match('before_image', 'column_types', 'before_match_columns') }},
+                    {{ sql_match('before_constants', 'before_match_columns') }},
                     ';'
                 )
             when 'truncate'
@@ -184,24 +204,23 @@ statements as (
                 then concat(
                     'DELETE FROM ', table_ref,
                     ' WHERE ',
-                    {{ sql_match('after_image', 'column_types', 'after_match_columns') }},
+                    {{ sql_match('after_constants', 'after_match_columns') }},
                     ';'
                 )
             when 'delete'
                 then concat(
                     'INSERT INTO ', table_ref, ' ',
-                    {{ sql_insert_values('before_image', 'column_types') }}, ';'
+                    {{ sql_insert_values('before_constants') }}, ';'
                 )
             when 'update'
                 then concat(
                     'UPDATE ', table_ref,
                     ' SET ', {{ sql_assignments(
-                    'before_image',
-                    'column_types',
+                    'before_constants',
                     'if(size(undo_set_columns) > 0, undo_set_columns, map_keys(before_image))'
                 ) }},
                     ' WHERE ',
-                    {{ sql_match('after_image', 'column_types', 'after_match_columns') }},
+                    {{ sql_match('after_constants', 'after_match_columns') }},
                     ';'
                 )
             when 'truncate' then array_join(truncated_row_statements, '\n')
