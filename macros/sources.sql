@@ -21,4 +21,3 @@
     {%- if enabled is string -%}{%- set enabled = every -%}{%- endif -%}  {#- sqlfluff's var() #}
     {{ return(every | select('in', enabled) | list) }}
 {% endmacro %}
-
