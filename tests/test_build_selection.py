@@ -90,6 +90,18 @@ def test_the_data_checks_are_the_ones_about_the_users_logs():
     assert "severity" not in (REPO / "tests/dbt/assert_records_reconcile.sql").read_text()
 
 
+def test_unit_test_names_are_unique_across_the_project():
+    # dbt names a unit test's temporary view after the test alone: two tests of one name in
+    # different models, run by two threads on the one Spark session, drop each other's view
+    # (TABLE_OR_VIEW_NOT_FOUND ..._dbt_tmp, a build that fails one run in a few)
+    models: dict[str, list[str]] = {}
+    for path in sorted((REPO / "models").rglob("*.yml")):
+        for test in (yaml.safe_load(path.read_text()) or {}).get("unit_tests") or []:
+            models.setdefault(test["name"], []).append(test["model"])
+    assert len(models) > 30
+    assert {name: m for name, m in models.items() if len(m) > 1} == {}
+
+
 def test_only_the_sources_with_files_are_enabled():
     assert with_sources_var(["build"], ("logmaster",)) == [
         "build", "--vars", json.dumps({**REGISTRY_VARS, "logmart_sources": ["logmaster"]}),

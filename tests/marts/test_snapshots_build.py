@@ -48,7 +48,7 @@ def test_a_snapshot_plus_the_log_replays_to_the_generators_final_table(result, s
     table = result["tables"][system]["middle"]
     assert snapshot["rows"] > 0
     assert table["current_equals_truth"], (table["current"], table["truth"])
-    assert table["as_of_equals_truth"]
+    assert table["as_of_equals_truth"], (table["as_of"], table["truth"])
     # the snapshot's rows opened versions, the log then updated or deleted some of them, and
     # no row had to be invented as there before the log
     assert table["snapshot_versions"] == snapshot["rows"]
