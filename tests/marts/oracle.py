@@ -167,7 +167,13 @@ def normalise(value: Any, duck_type: str) -> Any:
         return dt.time.fromisoformat(value) if text else value
     if duck_type in ("TIMESTAMP", "TIMESTAMPTZ"):
         # DuckDB keeps microseconds: a longer fraction is compared to the microsecond
-        return dt.datetime.fromisoformat(re.sub(r"(\.\d{6})\d+", r"\1", value)) if text else value
+        if text:
+            value = dt.datetime.fromisoformat(re.sub(r"(\.\d{6})\d+", r"\1", value))
+        if duck_type == "TIMESTAMPTZ" and value.tzinfo is not None:
+            # an instant: the typed relations and `logmart asof` give it as Spark does, in the
+            # session's zone (UTC) without an offset; the truth and DuckDB with one
+            value = value.astimezone(dt.UTC).replace(tzinfo=None)
+        return value
     return value
 
 
