@@ -2,7 +2,7 @@
 
 Writes ``generate_benchmark``'s capture (inserts into one table, a commit every 100) and times,
 on one core: decoding frame batches (``batch_records.log_batch`` vs
-``data.log_batch_per_record``), the inserts' row images (``batch_images.decode_images`` vs
+``readers.log_batch_per_record``), the inserts' row images (``batch_rows.decode_images`` vs
 ``decode_image`` one at a time, 8,192 images a call), then the data source's whole read
 (framing + decoding, as a ``logmart_db2luw`` task does before Spark or the raw writer get the
 Arrow batches), without and with option ``images``. Every path runs twice; the second run is
@@ -22,7 +22,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from logmart_generators.db2luw import generate_benchmark
-from udfs.db2luw import batch_images, batch_records, data
+from udfs.db2luw import batch_records, batch_rows, readers
 from udfs.db2luw.rows import TableLayout, read_catalog
 from udfs.db2luw.source import Db2LuwReader
 from udfs.framing import FrameBatch, db2_read_log_length, db2_resync, frame_file
@@ -39,20 +39,20 @@ def decode_only(batches: list[FrameBatch], decoder: Decoder) -> float:
 
 
 def images_only(images: pa.Array, layout: TableLayout, column_at_a_time: bool) -> float:
-    settings, step = batch_images.DEFAULT_SETTINGS, 8192
+    settings, step = batch_rows.DEFAULT_SETTINGS, 8192
     started = time.perf_counter()
     if column_at_a_time:
         for at in range(0, len(images), step):
-            batch_images.decode_images(images.slice(at, step), layout, settings, "little")
+            batch_rows.decode_images(images.slice(at, step), layout, settings, "little")
     else:
         for image in images.to_pylist():
-            batch_images.decode_image(image, layout, settings, "little")
+            batch_rows.decode_image(image, layout, settings, "little")
     return time.perf_counter() - started
 
 
 def data_source_read(root: Path, decoder: Decoder, **options: str) -> tuple[float, int]:
-    """The data source's read of every partition with ``decoder`` as ``data.log_batch``."""
-    original, data.log_batch = data.log_batch, decoder
+    """The data source's read of every partition with ``decoder`` as ``readers.log_batch``."""
+    original, readers.log_batch = readers.log_batch, decoder
     try:
         reader = Db2LuwReader({"path": str(root / "db2luw"), "raw_root": str(root), **options})
         started, rows = time.perf_counter(), 0
@@ -60,7 +60,7 @@ def data_source_read(root: Path, decoder: Decoder, **options: str) -> tuple[floa
             rows += sum(batch.num_rows for batch in reader.read(partition))
         return time.perf_counter() - started, rows
     finally:
-        data.log_batch = original
+        readers.log_batch = original
 
 
 def main() -> None:
@@ -73,7 +73,10 @@ def main() -> None:
     frames = frame_file(path, db2_read_log_length(), resync=db2_resync())
     batches = [batch for batch in frames if isinstance(batch, FrameBatch)]
     records = sum(len(batch) for batch in batches)
-    paths = {"column-at-a-time": batch_records.log_batch, "per record": data.log_batch_per_record}
+    paths = {
+        "column-at-a-time": batch_records.log_batch,
+        "per record": readers.log_batch_per_record,
+    }
     for name, decoder in paths.items():
         decode_only(batches, decoder)
         seconds = decode_only(batches, decoder)

@@ -32,7 +32,7 @@ inserts into one 4-column table, a commit every 100), from the .log file to a wr
 (g) Db2 LUW records: the raw load of the ``logmart_db2luw`` data source (framing checks + every
     header and component field typed, images as bytes);
 (h) Db2 LUW full: (g) with option ``images``: each record's images decoded column-at-a-time
-    with its table's catalog layout in the data source (udfs/db2luw/batch_images.py), the
+    with its table's catalog layout in the data source (udfs/db2luw/batch_rows.py), the
     values ``int_db2luw_row_images_decoded`` takes where the layout is the one in force;
 (h') the same as (h) the way it was done before: the data source read by Spark, each
     insert's image decoded by the UDF ``logmart_db2luw_row`` (now column-at-a-time per layout
@@ -69,7 +69,8 @@ from udfs.db2luw import functions as db2luw_functions
 from udfs.db2luw import rows as db2luw_rows
 from udfs.db2luw.layouts import layouts as db2luw_layouts
 from udfs.db2luw.source import Db2LuwDataSource
-from udfs.logmaster import control, rowimage
+from udfs.logmaster import control
+from udfs.logmaster import rows as row_images
 from udfs.logmaster.layouts import LLDF_HEADER
 from udfs.logmaster.source import LogMasterDataSource
 from udfs.pipeline import register_udfs
@@ -334,10 +335,10 @@ def table_layout(extract: Path) -> tuple[str, list[str]]:
     records = list(control.read_control_file(control_file, control.sniff(control_file)))
     dtbi = next(r.fields for r in records if r.record_type == "DTBI")
     dlci = [r.fields for r in records if r.record_type == "DLCI"]
-    layout = rowimage.layout_from_control(dtbi, dlci)
+    layout = row_images.layout_from_control(dtbi, dlci)
     ordered = sorted(dlci, key=lambda d: d["llcolumnnum"])
     names = [d["columnname"][: d["columnnamelen"]] for d in ordered]
-    return rowimage.layout_text(layout), names
+    return row_images.layout_text(layout), names
 
 
 def timed(path: DataFrame | RawLoad, out: Path) -> tuple[float, int, float, PeakMemory]:

@@ -109,7 +109,7 @@
             valid_from_change_id
         from {{ this }}
         where
-            table_schema = as_of_schema
+            table_schema <=> as_of_schema  -- a table without a schema: null
             and table_name = as_of_table
             and {{ as_of_condition('position_or_ts') }}
 {%- endmacro %}

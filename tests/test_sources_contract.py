@@ -116,6 +116,20 @@ def test_its_generator_exists(source: Source):
     assert callable(module.generate)
 
 
+@SOURCES
+def test_its_modules_have_the_shared_names(source: Source):
+    # docs/adding-a-source.md, step 1: the same concern has the same module name in every
+    # source; a module of another name is the source's own and is named there
+    folder = REPO / "udfs" / source.folder
+    modules = {p.name for p in folder.glob("*.py")} - {"__init__.py"}
+    assert {"layouts.py", "source.py", "sql_functions.py", "registration.py"} <= modules
+    assert "batch_rows.py" in modules  # row images decoded column-at-a-time in the raw load
+    guide = (REPO / "docs" / "adding-a-source.md").read_text()
+    shared = set(re.findall(r"^\| `(\w+\.py)` \|", guide, re.M))
+    own = set(re.findall(rf"`{source.folder}/(\w+\.py)`", guide))
+    assert modules <= shared | own, modules - shared - own
+
+
 def _functions_provided(module: str) -> set[str]:
     """The keys of ``module``'s FUNCTIONS dict, read from its text (importing it needs a Spark
     session: the Arrow UDFs parse their return types)."""

@@ -1,13 +1,15 @@
 """Typed relations: each source table as Spark SQL views with the table's own column types.
 
-Two views per source table (docs/typed-tables.md):
+Two views and a table function per source table (docs/typed-tables.md):
 
 - ``changes.<name>``: the committed change feed (``marts.fct_changes``), one row per image as
   Delta Lake's change data feed gives it (an update is an ``update_preimage`` and an
   ``update_postimage`` row), the table's columns typed, plus ``_change_type``,
   ``_commit_position``, ``_commit_timestamp``, ``_transaction_id``, ``_change_seq``,
   ``_capture``, ``_row_key`` and ``_warnings``;
-- ``current.<name>``: the table's live rows (``marts.fct_row_history`` where ``is_current``).
+- ``current.<name>``: the table's live rows (``marts.fct_row_history`` where ``is_current``);
+- ``as_of.<name>(position_or_ts)``: a SQL table function, the table's rows as of a commit
+  position or a timestamp (``marts.table_as_of``), typed like ``current.<name>``.
 
 The rules (source SQL type -> Spark type, text -> typed value, relation names, columns over a
 table's layout versions) are plain Python here, testable without Spark; :func:`sync_views`
@@ -25,9 +27,12 @@ from typing import Any
 # Schemas of the typed relations.
 CHANGES_SCHEMA = "changes"
 CURRENT_SCHEMA = "current"
+AS_OF_SCHEMA = "as_of"
 # The view property holding the hash of the view's SQL: a view whose SQL is unchanged is not
-# created again (incremental builds).
+# created again (incremental builds). A function has no properties: its comment ends with
+# the hash in FUNCTION_FINGERPRINT brackets.
 FINGERPRINT_PROPERTY = "logmart.typed_fingerprint"
+FUNCTION_FINGERPRINT = re.compile(r"\[fingerprint ([0-9a-f]{16})\]$")
 # Derby keeps a view's text only up to 32,700 characters; a view whose SQL is longer is not
 # created (see :class:`SyncResult`.too_wide).
 MAX_VIEW_TEXT = 32_000
@@ -308,6 +313,21 @@ def current_view_sql(table: SourceTable, columns: Sequence[TypedColumn]) -> str:
     return _typed_view_sql(columns, CURRENT_COLUMNS, rows)
 
 
+def as_of_function_sql(table: SourceTable, columns: Sequence[TypedColumn]) -> str:
+    """The body of `as_of.<name>(position_or_ts)`: the table's rows as of a commit position or
+    a timestamp (marts.table_as_of, the rule of the macro as_of_condition), typed."""
+    schema = "null" if table.table_schema is None else sql_string(table.table_schema)
+    rows = (
+        "select row_key as _row_key, valid_from_position as _valid_from_position, "
+        "valid_from_ts as _valid_from_ts, capture as _capture, unavailable as _unavailable, "
+        "row_image as _i from marts.table_as_of("
+        f"{schema}, {sql_string(table.table_name)}, position_or_ts) "
+        f"where source_system = {sql_string(table.source_system)} "
+        f"and log_stream = {sql_string(table.log_stream)}"
+    )
+    return _typed_view_sql(columns, CURRENT_COLUMNS, rows)
+
+
 def fingerprint(sql: str) -> str:
     return hashlib.sha256(sql.encode("utf-8")).hexdigest()[:16]
 
@@ -381,24 +401,71 @@ def _fingerprint_of(spark: Any, view: str) -> str | None:
     return value if value and len(value) == 16 else None
 
 
+def _existing_functions(spark: Any, schema: str) -> set[str]:
+    # `show user functions in s` gives qualified names (spark_catalog.s.f)
+    return {
+        row.function.rsplit(".", 1)[-1]
+        for row in spark.sql(f"show user functions in {schema}").collect()
+    }
+
+
+def _function_fingerprint_of(spark: Any, function: str) -> str | None:
+    for row in spark.sql(f"describe function extended {function}").collect():
+        text = row[0].strip()
+        if text.startswith("Comment:"):
+            found = FUNCTION_FINGERPRINT.search(text)
+            return found.group(1) if found else None
+    return None
+
+
+def _create_function(spark: Any, function: str, table: SourceTable, sql: str, mark: str) -> None:
+    comment = sql_string(f"Rows of {table.label} as of a position or time [fingerprint {mark}]")
+    spark.sql(
+        f"create or replace function {function}(position_or_ts string) returns table "
+        f"comment {comment} return {sql}"
+    )
+
+
 def sync_views(spark: Any) -> SyncResult:
-    """Create or replace the typed views whose SQL changed, keep the others, drop those of
-    tables in no capture any more."""
+    """Create or replace the typed views and as-of functions whose SQL changed, keep the
+    others, drop those of tables in no capture any more."""
     result = SyncResult()
     if not spark.catalog.tableExists("marts.dim_typed_relations"):
         # a build whose dbt arguments left the model out: nothing to go by, nothing dropped
         result.missing_model = True
         return result
     wanted: dict[str, str] = {}
+    functions: dict[str, tuple[SourceTable, str]] = {}
     for typed in typed_tables(spark):
         wanted[f"{CHANGES_SCHEMA}.{typed.name}"] = changes_view_sql(
             typed.table, typed.columns, typed.key_columns
         )
         wanted[f"{CURRENT_SCHEMA}.{typed.name}"] = current_view_sql(typed.table, typed.columns)
+        functions[f"{AS_OF_SCHEMA}.{typed.name}"] = (
+            typed.table,
+            as_of_function_sql(typed.table, typed.columns),
+        )
     existing = set()
-    for schema in (CHANGES_SCHEMA, CURRENT_SCHEMA):
+    for schema in (CHANGES_SCHEMA, CURRENT_SCHEMA, AS_OF_SCHEMA):
         spark.sql(f"create schema if not exists {schema}")
+    for schema in (CHANGES_SCHEMA, CURRENT_SCHEMA):
         existing |= {f"{schema}.{view}" for view in _existing_views(spark, schema)}
+    existing_functions = {
+        f"{AS_OF_SCHEMA}.{function}" for function in _existing_functions(spark, AS_OF_SCHEMA)
+    }
+    for function, (table, sql) in sorted(functions.items()):
+        if len(sql) > MAX_VIEW_TEXT:
+            result.too_wide.append(function)
+            continue
+        mark = fingerprint(sql)
+        if function in existing_functions and _function_fingerprint_of(spark, function) == mark:
+            result.kept.append(function)
+            continue
+        _create_function(spark, function, table, sql, mark)
+        result.created.append(function)
+    for function in sorted(existing_functions - set(functions)):
+        spark.sql(f"drop function if exists {function}")
+        result.dropped.append(function)
     for view, sql in sorted(wanted.items()):
         if len(sql) > MAX_VIEW_TEXT:
             result.too_wide.append(view)

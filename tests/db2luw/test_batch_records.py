@@ -1,5 +1,5 @@
 """The column-at-a-time Db2 LUW record decoder (udfs/db2luw/batch_records.py) against the
-per-record one (data.log_batch_per_record): the same rows, values and quarantine reasons, on the
+per-record one (readers.log_batch_per_record): the same rows, values and quarantine reasons, on the
 generator's captures and on records built by hand at the spec's offsets."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 
 from logmart_generators.db2luw import generate
 from tests.db2luw import handmade as h
-from udfs.db2luw import batch_records, data
+from udfs.db2luw import batch_records, readers
 from udfs.db2luw.layouts import fixed_format
 from udfs.framing import FrameBatch, db2_read_log_length, db2_resync, frame_file
 
@@ -36,7 +36,7 @@ def frame_batch(frames: list[bytes], file_offset: int = 0) -> FrameBatch:
 
 def both(batch: FrameBatch, framing: str, byteorder: str) -> tuple[pa.Table, pa.Table]:
     fast = list(batch_records.log_batch(batch, "c", "c/S0.log", framing, byteorder))
-    slow = list(data.log_batch_per_record(batch, "c", "c/S0.log", framing, byteorder))
+    slow = list(readers.log_batch_per_record(batch, "c", "c/S0.log", framing, byteorder))
     assert [b.num_rows for b in fast] == [b.num_rows for b in slow]
     for a, b in zip(fast, slow, strict=True):
         assert a.schema == b.schema
@@ -70,10 +70,10 @@ def test_a_batch_larger_than_one_output_batch_keeps_the_per_record_batches(tmp_p
         body = h.insert_body("<", 162, h.image("<", bytes([n % 256]) * 5))
         return framed(h.record("<", body, lsn=1000 + n), "<", "filter")
 
-    frames = [insert(n) for n in range(data.BATCH_ROWS + 7)]
-    frames[data.BATCH_ROWS + 2] = framed(h.record("<", h.dms("<", 7), lsn=5), "<", "filter")
+    frames = [insert(n) for n in range(readers.BATCH_ROWS + 7)]
+    frames[readers.BATCH_ROWS + 2] = framed(h.record("<", h.dms("<", 7), lsn=5), "<", "filter")
     fast, _ = both(frame_batch(frames, 4096), "filter", "little")
-    assert fast.num_rows == data.BATCH_ROWS + 7
+    assert fast.num_rows == readers.BATCH_ROWS + 7
     assert fast.column("raw_offset")[1].as_py() == 4096 + len(frames[0])
 
 
@@ -227,6 +227,6 @@ def test_the_data_source_uses_the_batch_path(tmp_path: Path):
     path = sorted(tmp_path.glob("db2luw/*/S*.log"))[0]
     length, resync = db2_read_log_length("filter", "little"), db2_resync("filter", "little")
     (batch, *_) = list(frame_file(path, length, 0, path.stat().st_size, resync=resync))
-    fast = pa.Table.from_batches(list(data.log_batch(batch, "c", "f", "filter", "little")))
+    fast = pa.Table.from_batches(list(readers.log_batch(batch, "c", "f", "filter", "little")))
     assert fast.equals(pa.Table.from_batches(
         list(batch_records.log_batch(batch, "c", "f", "filter", "little"))))  # fmt: skip

@@ -11,7 +11,7 @@ import pytest
 
 from logmart_generators.db2luw import generate
 from tests.db2luw import handmade as h
-from udfs.db2luw import data
+from udfs.db2luw import readers
 from udfs.db2luw.records import RECORD_KEYS, decode_record
 from udfs.db2luw.source import RECORDS, Db2LuwReader, discover
 from udfs.framing import DB2_MAX_RECORD, FrameBatch, FramingFailure, db2_read_log_length, frame_file
@@ -170,7 +170,7 @@ def test_frames_mode_keeps_records_undecoded(capture):
     options = {"framing": summary["framing"], "byteorder": summary["byteorder"]}
     frames_table = read_table(root / "db2luw", records="frames", **options)
     assert frames_table.num_rows == summary["records"]
-    assert frames_table.schema == data.FRAMES_SCHEMA
+    assert frames_table.schema == readers.FRAMES_SCHEMA
 
 
 def test_catalog_rows_are_typed_with_their_offsets(capture):
@@ -205,11 +205,13 @@ def test_catalog_problems_are_reported_per_row(tmp_path):
 
 
 def test_the_schema_is_one_column_per_decoded_key():
-    names = [field.name for field in data.LOG_SCHEMA]
+    names = [field.name for field in readers.LOG_SCHEMA]
     decoded = decode_record(h.REAL_RECORD)
-    assert set(data.RENAMED.get(k, k) for k in decoded) <= set(names)
+    assert set(readers.RENAMED.get(k, k) for k in decoded) <= set(names)
     assert len(names) == len(set(names))
-    assert data.spark_schema(data.LOG_SCHEMA).startswith("source_system string, capture string")
+    assert readers.spark_schema(readers.LOG_SCHEMA).startswith(
+        "source_system string, capture string"
+    )
 
 
 def test_decoded_records_keep_the_key_order_rows_are_transposed_by(capture):

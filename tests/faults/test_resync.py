@@ -21,8 +21,8 @@ from udfs.framing import (
     frame_file,
     split_points,
 )
+from udfs.logmaster.batch_records import data_framing
 from udfs.logmaster.control import CONTROL_RDW, CONTROL_RESYNC, DOCUMENTED_LAYOUT
-from udfs.logmaster.data import data_framing
 
 WIDTH = DOCUMENTED_LAYOUT.width  # 288
 

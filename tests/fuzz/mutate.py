@@ -267,7 +267,8 @@ def _check_function(result: pa.Array, given: int, what: str, error_field: str = 
 
 
 def read_logmaster(raw: Path, rng: random.Random) -> Counts:
-    from udfs.logmaster import catalog, rowimage
+    from udfs.logmaster import catalog
+    from udfs.logmaster import rows as row_images
     from udfs.logmaster.source import LogMasterReader, discover
 
     counts = Counts()
@@ -302,8 +303,8 @@ def read_logmaster(raw: Path, rng: random.Random) -> Counts:
         ]
         with contextlib.suppress(ValueError, TypeError):
             key = (int(table["dbid"], 16), int(table["tbobid"], 16))
-            layout = rowimage.layout_from_control(table, columns, ccsid)
-            layouts.setdefault(key, rowimage.layout_text(layout))
+            layout = row_images.layout_from_control(table, columns, ccsid)
+            layouts.setdefault(key, row_images.layout_text(layout))
     data_rows = [r for r in tables["data"] if r["decode_error"] is None]
     events = [r for r in data_rows if (r["change_type"] or "").strip() in ("CO", "CM", "SC", "E")]
     if events:  # DDL/command/status/exchange DATA (int_logmaster_schema_changes_standardized)
@@ -316,7 +317,7 @@ def read_logmaster(raw: Path, rng: random.Random) -> Counts:
         counts.function_errors += _check_function(result, len(events), "catalog events")
     if data_rows:
         datas = [_data(r) for r in data_rows]
-        result = rowimage.row_images_arrow(
+        result = row_images.row_images_arrow(
             pa.array(datas, pa.binary()),
             pa.array([r["change_type"] for r in data_rows], pa.string()),
             pa.array([layouts.get((r["dbid"], r["tbobid"])) for r in data_rows], pa.string()),
@@ -422,7 +423,7 @@ def read_db2luw(raw: Path, rng: random.Random) -> Counts:
 def check_db2luw_batch_path(path: Path, framing: str | None, byteorder: str) -> None:
     """The column-at-a-time decoder gives exactly the per-record decoder's rows (values and
     quarantine reasons) for every frame batch of a (mutated) Db2 LUW log file."""
-    from udfs.db2luw import data
+    from udfs.db2luw import readers
     from udfs.framing import FrameBatch, db2_read_log_length, db2_resync, frame_file
 
     framing = framing or "filter"
@@ -431,8 +432,8 @@ def check_db2luw_batch_path(path: Path, framing: str | None, byteorder: str) -> 
     for batch in frame_file(path, length, 0, path.stat().st_size, resync=resync):
         if not isinstance(batch, FrameBatch):
             continue
-        fast = list(data.log_batch(batch, "c", "f", framing, byteorder))
-        reference = list(data.log_batch_per_record(batch, "c", "f", framing, byteorder))
+        fast = list(readers.log_batch(batch, "c", "f", framing, byteorder))
+        reference = list(readers.log_batch_per_record(batch, "c", "f", framing, byteorder))
         if len(fast) != len(reference) or not all(
             a.equals(b) for a, b in zip(fast, reference, strict=False)
         ):

@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 from logmart_generators import db2luw as gen
 from tests.db2luw import handmade
 from tests.fuzz.support import decodes_or_rejects, fuzz
-from udfs.db2luw import batch_images, data, functions, records, rows
+from udfs.db2luw import batch_rows, functions, readers, records, rows
 from udfs.framing import DB2_PREFIX_LENGTHS, FrameBatch
 
 ORDERS = st.sampled_from(["little", "big"])
@@ -96,7 +96,7 @@ def _framed(record: bytes, bo: str, framing: str, lfs: int = 7) -> bytes:
        ORDERS, st.sampled_from(["filter", "lsn"]), st.integers(-3, 3),
        st.one_of(st.integers(0, 2**64 - 1), st.just(2**63)), st.integers(0, 2**64 - 1))  # fmt: skip
 def test_log_batches_never_raise(items, byteorder, framing, sqlcode, lfs, lsn):
-    """data.log_batch (the data source's decoder) on framed records with any bodies."""
+    """readers.log_batch (the data source's decoder) on framed records with any bodies."""
     bo = _BO[byteorder]
     framed = []
     for n, (rtype, flags, body) in enumerate(items):
@@ -108,7 +108,7 @@ def test_log_batches_never_raise(items, byteorder, framing, sqlcode, lfs, lsn):
     lengths = np.array([len(f) for f in framed], np.int64)
     starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
     batch = FrameBatch(b"".join(framed), 0, starts, lengths)
-    out = pa.Table.from_batches(list(data.log_batch(batch, "c", "c/S0.log", framing, byteorder)))
+    out = pa.Table.from_batches(list(readers.log_batch(batch, "c", "c/S0.log", framing, byteorder)))
     assert out.num_rows == len(items)
     assert out.column("record_bytes").to_pylist() == framed
     assert out.column("prefix_length").to_pylist() == [DB2_PREFIX_LENGTHS[framing]] * len(items)
@@ -117,8 +117,8 @@ def test_log_batches_never_raise(items, byteorder, framing, sqlcode, lfs, lsn):
 
 def _same_as_per_record(batch: FrameBatch, framing: str, byteorder: str) -> None:
     """The data source's column-at-a-time decoder gives the per-record decoder's rows exactly."""
-    fast = list(data.log_batch(batch, "c", "c/S0.log", framing, byteorder))
-    slow = list(data.log_batch_per_record(batch, "c", "c/S0.log", framing, byteorder))
+    fast = list(readers.log_batch(batch, "c", "c/S0.log", framing, byteorder))
+    slow = list(readers.log_batch_per_record(batch, "c", "c/S0.log", framing, byteorder))
     assert len(fast) == len(slow)
     for a, b in zip(fast, slow, strict=True):
         assert a.to_pylist() == b.to_pylist()
@@ -367,11 +367,11 @@ def fitting_images(draw, layout: rows.TableLayout, byteorder: str) -> bytes:
 @fuzz(300)
 @given(any_layouts(), ORDERS, st.data())
 def test_images_decode_the_same_column_at_a_time_and_one_by_one(layout, byteorder, draw):
-    """udfs/db2luw/batch_images.py against decode_image on any bytes, nulls among them."""
+    """udfs/db2luw/batch_rows.py against decode_image on any bytes, nulls among them."""
     image = st.one_of(st.none(), any_images(byteorder), fitting_images(layout, byteorder))
     images = draw.draw(st.lists(image, max_size=6))
     settings = functions.DEFAULT_SETTINGS
-    batch = batch_images.decode_images(pa.array(images, pa.binary()), layout, settings, byteorder)
+    batch = batch_rows.decode_images(pa.array(images, pa.binary()), layout, settings, byteorder)
     expected = [
         None if image is None else functions.decode_image(image, layout, settings, byteorder)
         for image in images
@@ -465,7 +465,7 @@ def test_catalog_exports_on_any_bytes(name, with_header, body):
     path = folder / name
     path.write_bytes((headers[name] if with_header else b"") + body)
     try:
-        batch = data.catalog_batch(path, "c", f"c/catalog/{name}")
+        batch = readers.catalog_batch(path, "c", f"c/catalog/{name}")
         assert batch.num_rows <= body.count(b"\n") + body.count(b"\r") + 1
     finally:
         path.unlink()

@@ -21,7 +21,8 @@ from logmart_generators import logmaster as gen
 from tests.fuzz.support import decodes_or_rejects, fuzz
 from udfs import fields
 from udfs.framing import FrameBatch
-from udfs.logmaster import catalog, control, data, rowimage
+from udfs.logmaster import batch_records, catalog, control
+from udfs.logmaster import rows as row_images
 from udfs.logmaster.layouts import CONTROL_LAYOUTS
 
 # --- control records -------------------------------------------------------------------------
@@ -155,7 +156,7 @@ _XHDF_LAYOUTS = st.lists(
        st.sampled_from(["cp037", "ascii"]))  # fmt: skip
 def test_lldf_records_on_any_bytes(bodies, layout, codec):
     batch = _frame_batch(bodies)
-    decoded = data.decode_data_batch(batch, layout, codec, "x", "x/f")
+    decoded = batch_records.decode_data_batch(batch, layout, codec, "x", "x/f")
     assert decoded.num_rows == len(bodies)
     rows = decoded.to_pylist()
     for row, body in zip(rows, bodies, strict=True):
@@ -201,8 +202,9 @@ def test_lldf_headers_round_trip(changes):
             "uorcommittimestamp": stamp, "totalsegs": segments,
             "data_offset": 4 + 288, "data_length": len(payload),
         })  # fmt: skip
-    decoded = data.decode_data_batch(_frame_batch(records), control.DOCUMENTED_LAYOUT, "cp037",
-                                     "x", "f").to_pylist()  # fmt: skip
+    decoded = batch_records.decode_data_batch(
+        _frame_batch(records), control.DOCUMENTED_LAYOUT, "cp037", "x", "f"
+    ).to_pylist()
     assert [{key: row[key] for key in expected[0]} for row in decoded] == expected
 
 
@@ -217,16 +219,16 @@ _TYPES = ["INT", "DEC", "FLOT", "DATE", "TIME", "DTTM", "DTTZ", "CHAR", "VCHR", 
 
 
 @st.composite
-def any_layouts(draw) -> rowimage.RowLayout:
+def any_layouts(draw) -> row_images.RowLayout:
     columns = []
     for number in range(1, draw(st.integers(0, 6)) + 1):
         kind = draw(st.sampled_from(_TYPES))
-        columns.append(rowimage.Column(
+        columns.append(row_images.Column(
             num=number, type=kind, length=draw(st.integers(0, 20)), scale=draw(st.integers(0, 9)),
             nulls=draw(st.sampled_from("NYL")), subtype=draw(st.sampled_from(["", "B"])),
             pos=draw(st.one_of(st.none(), st.integers(-1, 40))),
         ))  # fmt: skip
-    return rowimage.RowLayout(
+    return row_images.RowLayout(
         columns=tuple(columns),
         encoding=draw(st.sampled_from("EAU")),
         float_format=draw(st.sampled_from(["hfp", "ieee"])),
@@ -248,8 +250,8 @@ def _data_fields():
 def test_row_images_on_any_bytes(layout, rows):
     datas, types = [d for d, _ in rows], [t for _, t in rows]
     try:
-        decoded = rowimage.decode_data(datas, types, layout)
-    except rowimage.values.DecodeError:  # a column the layout cannot describe
+        decoded = row_images.decode_data(datas, types, layout)
+    except row_images.values.DecodeError:  # a column the layout cannot describe
         assert any(c.type in ("XYZ", "INT", "FLOT") or (c.length <= 0 and not c.varying)
                    for c in layout.columns)  # fmt: skip
         return
@@ -258,12 +260,12 @@ def test_row_images_on_any_bytes(layout, rows):
                                                   types, strict=True):  # fmt: skip
         if error is not None:
             assert before is None and after is None
-        elif (change_type or "").strip() in rowimage.IMAGES_BY_CHANGE_TYPE:
+        elif (change_type or "").strip() in row_images.IMAGES_BY_CHANGE_TYPE:
             for image in (before, after):
                 assert image is None or len(image) == len(layout.columns)
     # The SQL function body: never raises, one struct per row, the same answers.
-    text = rowimage.layout_text(layout)
-    result = rowimage.row_images_arrow(pa.array(datas, pa.binary()), pa.array(types, pa.string()),
+    text = row_images.layout_text(layout)
+    result = row_images.row_images_arrow(pa.array(datas, pa.binary()), pa.array(types, pa.string()),
                                        pa.array([text] * len(rows)))  # fmt: skip
     assert len(result) == len(rows)
 
@@ -272,7 +274,7 @@ def test_row_images_on_any_bytes(layout, rows):
 @given(st.lists(st.tuples(st.binary(max_size=30), st.sampled_from(["I", "UB", "D"]),
                           st.one_of(st.none(), st.text(max_size=60))), min_size=1, max_size=12))  # fmt: skip  # noqa: E501
 def test_row_image_function_never_raises_on_any_layout_text(rows):
-    result = rowimage.row_images_arrow(
+    result = row_images.row_images_arrow(
         pa.array([r[0] for r in rows], pa.binary()),
         pa.array([r[1] for r in rows], pa.string()),
         pa.array([r[2] for r in rows], pa.string()),
@@ -320,9 +322,9 @@ def generator_tables(draw) -> gen.Table:
 @given(generator_tables(), st.integers(0, 2**32), st.integers(1, 6))
 def test_row_images_round_trip(table, seed, rows):
     rng = random.Random(seed)
-    layout = rowimage.RowLayout(
+    layout = row_images.RowLayout(
         columns=tuple(
-            rowimage.Column(number, c.type, c.length, c.scale, "Y" if c.nullable else "N",
+            row_images.Column(number, c.type, c.length, c.scale, "Y" if c.nullable else "N",
                             "B" if c.bits else "")
             for number, c in enumerate(table.columns, start=1)
         ),
@@ -339,7 +341,7 @@ def test_row_images_round_trip(table, seed, rows):
         rendered = [list(gen.render_row(table, image).values()) for image in images]
         expected.append({"I": (None, rendered[0]), "D": (rendered[0], None),
                          "UB": tuple(rendered)}[change_type])  # fmt: skip
-    decoded = rowimage.decode_data(datas, types, layout)
+    decoded = row_images.decode_data(datas, types, layout)
     assert decoded.errors == [None] * rows
     assert list(zip(decoded.before, decoded.after, strict=True)) == expected
 

@@ -17,10 +17,11 @@ from tests.db2luw import handmade as luw_handmade
 from tests.logmaster import handmade
 from udfs import batch_values as bv
 from udfs import values
-from udfs.db2luw import data as luw_data
+from udfs.db2luw import readers as luw_data
 from udfs.errors import DecodeError
 from udfs.framing import FrameBatch
-from udfs.logmaster import control, data, rowimage
+from udfs.logmaster import batch_records, control
+from udfs.logmaster import rows as row_images
 from udfs.soliddb import functions as soliddb_functions
 from udfs.soliddb import source as soliddb_source
 
@@ -90,8 +91,8 @@ def test_log_master_decimals_of_scale_7_and_more_render_plain():
     assert texts.to_pylist() == ["0.0000000", "-0.0000005", "0.0000001", "0.0000009"]
     wide = np.array([[0x00, 0x00, 0x12, 0x3C], [0x12, 0x34, 0x56, 0x7C]], np.uint8)
     assert bv.packed_decimals(wide, 9)[0].to_pylist() == ["0.000000123", "0.001234567"]
-    layout = rowimage.parse_layout("E|cp037|latin-1|hfp|Y|1,DEC,4,9,N,,")
-    images = rowimage.decode_data([b"\x00\x08\x00\x04" + bytes(wide[0])], ["I"], layout)
+    layout = row_images.parse_layout("E|cp037|latin-1|hfp|Y|1,DEC,4,9,N,,")
+    images = row_images.decode_data([b"\x00\x08\x00\x04" + bytes(wide[0])], ["I"], layout)
     assert images.after == [["0.000000123"]] and images.errors == [None]
 
 
@@ -108,7 +109,7 @@ def test_lldf_header_timestamps_are_checked_like_the_scalar_decoder(stamp):
     record = handmade.lldf_header().hexa(0x3C, stamp).bytes()
     framed = handmade.rdw(record)
     frames = FrameBatch(framed, 0, np.array([0], np.int64), np.array([len(framed)], np.int64))
-    decoded = data.decode_data_batch(frames, control.DOCUMENTED_LAYOUT, "cp037", "x", "f")
+    decoded = batch_records.decode_data_batch(frames, control.DOCUMENTED_LAYOUT, "cp037", "x", "f")
     assert decoded.column("decode_error").to_pylist() == [
         "LLDF record at offset 0: TIMESTAMP is not a valid BIN(17) timestamp"
     ]
@@ -152,7 +153,7 @@ def test_xhdf_records_naming_no_known_field_give_the_documented_layout():
     )
     record = handmade.rdw(handmade.lldf_header().bytes())
     frames = FrameBatch(record, 0, np.array([0], np.int64), np.array([len(record)], np.int64))
-    decoded = data.decode_data_batch(frames, layout, "cp037", "x", "f").to_pylist()
+    decoded = batch_records.decode_data_batch(frames, layout, "cp037", "x", "f").to_pylist()
     assert decoded[0]["decode_error"] is None and decoded[0]["tablename"] == "ORDERS"
 
 
@@ -196,7 +197,7 @@ def test_log_master_fixed_columns_of_length_zero_make_the_layout_unusable_not_a_
     """A blank DLCI LLCOLUMNLEN reaches the layout as 0: decoding a DATE column of width 0 raised
     ZeroDivisionError and a DEC one IndexError out of logmart_logmaster_row_images."""
     layout_text = f"E|cp037|latin-1|hfp|Y|1,{kind},0,0,N,,"
-    result = rowimage.row_images_arrow(
+    result = row_images.row_images_arrow(
         pa.array([b"\x00\x04\x00\x00"]), pa.array(["I"]), pa.array([layout_text])
     ).to_pylist()
     assert result[0]["error"] == (

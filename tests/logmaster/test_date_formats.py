@@ -13,12 +13,13 @@ import pytest
 
 from logmart_generators import logmaster as generator
 from tests.logmaster.handmade import data_field
-from tests.logmaster.test_images import _batches
+from tests.logmaster.test_batch_rows import _batches
 from udfs import batch_values as bv
 from udfs import values
 from udfs.errors import DecodeError
-from udfs.logmaster import images, rowimage
-from udfs.logmaster.rowimage import Column, RowLayout, decode_data, layout_text, parse_layout
+from udfs.logmaster import batch_rows
+from udfs.logmaster import rows as row_images
+from udfs.logmaster.rows import Column, RowLayout, decode_data, layout_text, parse_layout
 
 # One moment written in every format, by hand from each format's description: DATE 2024-02-29,
 # TIME 13:45:07 (USA: no seconds, so 13:45), TIMESTAMP 2024-03-18 09:30:05.123456 (+05:30).
@@ -188,7 +189,7 @@ def test_layout_text_carries_the_format_as_an_optional_8th_field():
 def test_an_unknown_dateformat_makes_the_layout_unusable():
     text = layout_text(RowLayout(COLUMNS)) + "||LOCAL"
     data, change_type = pa.array([data_field(b"")], pa.binary()), pa.array(["I"])
-    result = rowimage.decode_groups(data, change_type, np.array([0]), [text])
+    result = row_images.decode_groups(data, change_type, np.array([0]), [text])
     # the rows of that table quarantine, saying why
     assert "DATEFORMAT 'LOCAL'" in result.field("error")[0].as_py()
 
@@ -228,7 +229,7 @@ def test_generator_writes_the_format_and_it_reads_back_as_the_default(extracts, 
     raw = control.read_bytes()
     dlds = raw.index("DLDS".encode("cp037"))  # DATEFORMAT CHAR(8) at 51 (x'33')
     assert raw[dlds + 51 : dlds + 59].decode("cp037") == fmt.ljust(8)
-    texts = [v.layout_text for t in images.table_versions(control).values() for v in t]
+    texts = [v.layout_text for t in batch_rows.table_versions(control).values() for v in t]
     assert texts and all(
         text.count("|") == 5 if fmt == "DB2I" else text.endswith(f"||{fmt}") for text in texts
     )
@@ -248,7 +249,7 @@ def test_generator_writes_the_format_and_it_reads_back_as_the_default(extracts, 
         row = by_location[tuple(line["records"][0])]
         if line["table_name"] in ("DOCUMENT_NOTE", "NOTE_REVIEW"):
             # LOBSINCLUDED / XMLINCLUDED N: only the UDF says which values are not in the log,
-            # so the data source leaves these changes to it (udfs/logmaster/images.py)
+            # so the data source leaves these changes to it (udfs/logmaster/batch_rows.py)
             assert row["image_digest"] is None and row["image_error"] is None
             continue
         assert row["image_error"] is None and row["image_warnings"] == []

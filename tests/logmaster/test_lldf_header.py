@@ -7,8 +7,8 @@ import numpy as np
 from tests.logmaster.handmade import EXPECTED_HEADER, data_field, lldf_header, rdw
 from udfs.batch import field_specs
 from udfs.framing import FrameBatch
+from udfs.logmaster.batch_records import decode_data_batch
 from udfs.logmaster.control import DOCUMENTED_LAYOUT, HeaderLayout
-from udfs.logmaster.data import decode_data_batch
 from udfs.logmaster.layouts import LLDF_HEADER
 
 

@@ -11,7 +11,7 @@ columns (DLCI KEYSEQ order) as a row image holds them.
 import pyarrow as pa
 import pytest
 
-from udfs.logmaster.rowimage import (
+from udfs.logmaster.rows import (
     Column,
     RowLayout,
     decode_data,

@@ -141,7 +141,7 @@ def test_one_segment_records_take_the_images_the_data_source_decoded(spark, demo
                 coalesce(totalsegs, 0) > 1 as segmented, images_decoded_by, count(*) as n
             from intermediate.int_logmaster_row_images_decoded
             where layout_text is not null and split(layout_text, '[|]')[4] not like 'N%'
-                -- XMLINCLUDED N with an XML column: left to the UDF too (udfs/logmaster/images.py)
+                -- XMLINCLUDED N with an XML column: left to the UDF too (logmaster/batch_rows.py)
                 and not (split(layout_text, '[|]')[4] like '_N'
                          and split(layout_text, '[|]')[5] rlike '(^|;)[0-9]+,XML,')
             group by all

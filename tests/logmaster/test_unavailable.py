@@ -14,8 +14,8 @@ import pyarrow as pa
 import pytest
 
 from udfs import unavailable as na
-from udfs.logmaster import images, rowimage
-from udfs.logmaster.rowimage import Column, RowLayout, decode_data, layout_text
+from udfs.logmaster import batch_rows, rows
+from udfs.logmaster.rows import Column, RowLayout, decode_data, layout_text
 
 COLUMNS = (
     Column(1, "INT", 4, 0, "N", ""),
@@ -64,12 +64,12 @@ def test_insert_and_delete_put_the_reasons_on_their_own_image():
 
 def test_the_udf_struct_carries_the_reasons_and_rows_without_layout_have_none():
     text = layout_text(RowLayout(COLUMNS, lobs_included=False))
-    result = rowimage.row_images_arrow(
+    result = rows.row_images_arrow(
         pa.array([UB_DATA, UB_DATA], pa.binary()),
         pa.array(["UB", "UB"]),
         pa.array([text, None]),
     )
-    empty = rowimage.decode_groups(
+    empty = rows.decode_groups(
         pa.array([], pa.binary()), pa.array([], pa.string()), np.zeros(0, np.int64), []
     )
     assert result.type == empty.type
@@ -90,14 +90,14 @@ def _dlci(num: int, kind: str) -> dict:
 def test_the_data_source_leaves_tables_with_excluded_lobs_to_the_udf():
     # only the UDF reports which LOB values are not in the log: such a table has no inline
     # layout (its changes are decoded by logmart_logmaster_row_images)
-    settings = {**images.DEFAULT_SETTINGS, "mixed": ""}
+    settings = {**batch_rows.DEFAULT_SETTINGS, "mixed": ""}
     columns = [_dlci(1, "INT"), _dlci(2, "CLOB")]
     excluded = {"encodingscheme": "E", "sequencenumber": 1, "lobsincluded": "N"}
-    assert images._layout_text(excluded, columns, "ccsid:37", settings) is None
+    assert batch_rows._layout_text(excluded, columns, "ccsid:37", settings) is None
     included = {**excluded, "lobsincluded": "Y"}
-    assert images._layout_text(included, columns, "ccsid:37", settings) is not None
+    assert batch_rows._layout_text(included, columns, "ccsid:37", settings) is not None
     no_lob = [_dlci(1, "INT")]
-    assert images._layout_text(excluded, no_lob, "ccsid:37", settings) is not None
+    assert batch_rows._layout_text(excluded, no_lob, "ccsid:37", settings) is not None
 
 
 # A table whose third column was added after some of its rows were written: a row image of
@@ -170,24 +170,25 @@ def test_xml_included_is_the_serialized_document():
 def test_the_layout_text_says_xml_excluded_with_a_second_n():
     excluded = layout_text(RowLayout(XML_COLUMNS, xml_included=False))
     assert excluded.split("|")[4] == "YN"
-    assert rowimage.parse_layout(excluded).xml_included is False
-    assert rowimage.parse_layout(excluded).lobs_included is True
+    assert rows.parse_layout(excluded).xml_included is False
+    assert rows.parse_layout(excluded).lobs_included is True
     included = layout_text(RowLayout(XML_COLUMNS))
     assert included.split("|")[4] == "Y"
-    assert rowimage.parse_layout(included).xml_included is True
+    assert rows.parse_layout(included).xml_included is True
     dtbi = {"encodingscheme": "E", "lobsincluded": "Y", "xmlincluded": "N"}
-    assert rowimage.layout_from_control(dtbi, []).xml_included is False
+    assert rows.layout_from_control(dtbi, []).xml_included is False
 
 
 def test_the_data_source_leaves_xml_excluded_and_short_rows_to_the_udf():
-    settings = {**images.DEFAULT_SETTINGS, "mixed": ""}
+    settings = {**batch_rows.DEFAULT_SETTINGS, "mixed": ""}
     dtbi = {"encodingscheme": "E", "sequencenumber": 1, "lobsincluded": "Y", "xmlincluded": "N"}
     assert (
-        images._layout_text(dtbi, [_dlci(1, "INT"), _dlci(2, "XML")], "ccsid:37", settings) is None
+        batch_rows._layout_text(dtbi, [_dlci(1, "INT"), _dlci(2, "XML")], "ccsid:37", settings)
+        is None
     )
-    text, _ = images._layout_text(dtbi, [_dlci(1, "INT")], "ccsid:37", settings)
+    text, _ = batch_rows._layout_text(dtbi, [_dlci(1, "INT")], "ccsid:37", settings)
     assert text.split("|")[4] == "YN"
-    decoded = rowimage.decode_groups(
+    decoded = rows.decode_groups(
         pa.array(
             [_data(bytes.fromhex("00000008")), _data(bytes.fromhex("00000008ff0000ff000000"))]
         ),
@@ -195,7 +196,7 @@ def test_the_data_source_leaves_xml_excluded_and_short_rows_to_the_udf():
         np.zeros(2, np.int64),
         [layout_text(RowLayout(ADDED))],
     )
-    assert images._with_reasons(decoded).tolist() == [True, False]
+    assert batch_rows._with_reasons(decoded).tolist() == [True, False]
 
 
 def _control_layouts(path) -> dict[tuple[int, int], RowLayout]:
@@ -213,13 +214,13 @@ def _control_layouts(path) -> dict[tuple[int, int], RowLayout]:
         elif record.record_type == "DLCI":
             dlcis.setdefault(key, []).append(record.fields)
     return {
-        (int(db, 16), int(ob, 16)): rowimage.layout_from_control(dtbi, dlcis[(db, ob)])
+        (int(db, 16), int(ob, 16)): rows.layout_from_control(dtbi, dlcis[(db, ob)])
         for (db, ob), dtbi in dtbis.items()
     }
 
 
 def _decoded_reasons(out, lines: list[dict]) -> dict[str, tuple]:
-    """Per change (LRSN + RBA): the reasons rowimage gives for its images with the layout the
+    """Per change (LRSN + RBA): the reasons logmaster.rows gives for its images with the layout the
     control file says, as the truth writes them (column -> reason; None without an image)."""
     from tests.logmaster.test_generator import control_file, folder_of, frames
 

@@ -141,8 +141,37 @@ def test_change_feeds_give_delta_change_rows(spark, demo):
     # the build made every view and said so
     assert demo.summary["typed_relations"]["created"] + demo.summary["typed_relations"][
         "kept"
-    ] == 2 * len(names)
+    ] == 3 * len(names)
     assert demo.summary["timings"]["typed_s"] >= 0
+
+
+def test_as_of_functions_give_typed_rows_at_a_point(spark, demo):
+    # as_of.<name>(last commit) is current.<name>, typed the same; at an earlier point it has
+    # the rows of marts.table_as_of (the untyped function) there
+    checked = 0
+    for (source, stream, schema, table), name in sorted(relations(spark).items()):
+        positions = [
+            r.commit_position
+            for r in spark.sql(
+                "select distinct commit_position from marts.fct_changes "
+                f"where source_system = '{source}' and log_stream = '{stream}' "
+                "order by commit_position"
+            ).collect()
+        ]
+        current = spark.table(f"current.{name}")
+        at_last = spark.sql(f"select * from as_of.{name}('{positions[-1]}')")
+        assert at_last.schema == current.schema, name
+        comparable_columns = [c for c in current.columns if c != "_unavailable"]  # a map
+        for a, b in ((current, at_last), (at_last, current)):
+            assert a.select(comparable_columns).exceptAll(b.select(comparable_columns)).count() == 0
+        middle = positions[len(positions) // 2]
+        untyped = spark.sql(
+            f"select count(*) from marts.table_as_of('{schema}', '{table}', '{middle}') "
+            f"where source_system = '{source}' and log_stream = '{stream}'"
+        ).first()[0]
+        assert spark.sql(f"select * from as_of.{name}('{middle}')").count() == untyped, name
+        checked += untyped > 0
+    assert checked >= 3
 
 
 def test_a_column_added_by_alter_is_null_before_it_existed(spark, demo):
@@ -314,12 +343,20 @@ def test_logmart_changes_nets_a_window(spark, demo, capsys):
 def test_views_are_incremental_and_follow_their_tables(spark, demo):
     again = sync_views(spark)
     assert again.created == [] and again.dropped == []
-    assert len(again.kept) == 2 * len(relations(spark))
+    assert len(again.kept) == 3 * len(relations(spark))
     # a table in no capture any more (its views left by an earlier build) loses its views
     for schema in ("changes", "current"):
         spark.sql(f"create or replace view {schema}.db2zos__gone__x__y as select 1 as a")
+    spark.sql(
+        "create or replace function as_of.db2zos__gone__x__y(position_or_ts string) "
+        "returns table return select 1 as a"
+    )
     after = sync_views(spark)
-    assert sorted(after.dropped) == ["changes.db2zos__gone__x__y", "current.db2zos__gone__x__y"]
+    assert sorted(after.dropped) == [
+        "as_of.db2zos__gone__x__y",
+        "changes.db2zos__gone__x__y",
+        "current.db2zos__gone__x__y",
+    ]
     assert after.created == []
     assert "db2zos__gone__x__y" not in {
         r.viewName for r in spark.sql("show views in changes").collect()

@@ -1,9 +1,9 @@
 """Db2 LUW log records decoded column-at-a-time: a frame batch's common records in numpy.
 
-:func:`log_batch` gives the same rows as :func:`udfs.db2luw.data.log_batch_per_record` (same schema,
-values and quarantine reasons), faster: the records the batch path knows — normal inserts and
-deletes (DMS 162/161), updates (163) and commits (with or without an ASCII authid) whose
-lengths all add up — have each field read for every record at once from the fixed offsets of
+:func:`log_batch` gives the same rows as :func:`udfs.db2luw.readers.log_batch_per_record`
+(same schema, values and quarantine reasons), faster: the records the batch path knows — normal
+inserts and deletes (DMS 162/161), updates (163) and commits (with or without an ASCII authid)
+whose lengths all add up — have each field read for every record at once from the fixed offsets of
 the construct layouts (:func:`field_table`, so the offsets live once, in
 :mod:`udfs.db2luw.layouts`). Every other record, and any record with a doubtful byte (a length
 that does not add up, a value beyond a signed 64-bit column, a non-zero sqlcode, a non-ASCII
@@ -21,7 +21,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from udfs.db2luw import data
+from udfs.db2luw import readers
 from udfs.db2luw.layouts import fixed_format
 from udfs.db2luw.records import DMS_FUNCTIONS, HEADER_FLAGS, LRIUD_FLAGS
 from udfs.framing import DB2_PREFIX_LENGTHS, FrameBatch
@@ -221,13 +221,13 @@ def _layout(byteorder: str, framing: str) -> _Layout:
 def log_batch(
     batch: FrameBatch, capture: str, source_file: str, framing: str, byteorder: str
 ) -> Iterator[pa.RecordBatch]:
-    """The rows of :func:`udfs.db2luw.data.log_batch_per_record`, in the same batches."""
-    for first in range(0, len(batch), data.BATCH_ROWS):
+    """The rows of :func:`udfs.db2luw.readers.log_batch_per_record`, in the same batches."""
+    for first in range(0, len(batch), readers.BATCH_ROWS):
         part = FrameBatch(
             batch.buffer,
             batch.file_offset,
-            batch.starts[first : first + data.BATCH_ROWS],
-            batch.lengths[first : first + data.BATCH_ROWS],
+            batch.starts[first : first + readers.BATCH_ROWS],
+            batch.lengths[first : first + readers.BATCH_ROWS],
         )
         yield _chunk(part, capture, source_file, framing, byteorder)
 
@@ -263,11 +263,11 @@ def _per_record(
     batch: FrameBatch, rows: np.ndarray, capture: str, source_file: str, framing: str,
     byteorder: str,
 ) -> pa.RecordBatch:  # fmt: skip
-    """Rows ``rows`` of the batch through the per-record decoder (``data._log_row``)."""
-    prefix = data._Prefix(framing, byteorder)
+    """Rows ``rows`` of the batch through the per-record decoder (``readers._log_row``)."""
+    prefix = readers._Prefix(framing, byteorder)
     starts, lengths = batch.starts.tolist(), batch.lengths.tolist()
-    values = [data._log_row(batch, starts[i], lengths[i], prefix) for i in rows.tolist()]
-    return data._log_arrow(values, capture, source_file, framing, byteorder)
+    values = [readers._log_row(batch, starts[i], lengths[i], prefix) for i in rows.tolist()]
+    return readers._log_arrow(values, capture, source_file, framing, byteorder)
 
 
 class _Fast:
@@ -381,7 +381,7 @@ class _Fast:
         commit = self.commit
         int64, int32 = pa.int64(), pa.int32()
         columns: dict[str, pa.Array] = {
-            "source_system": _constant(data.SOURCE_SYSTEM, n),
+            "source_system": _constant(readers.SOURCE_SYSTEM, n),
             "capture": _constant(capture, n),
             "source_file": _constant(source_file, n),
             "raw_offset": pa.array(batch.file_offset + starts, int64),
@@ -419,9 +419,9 @@ class _Fast:
         columns.update(self._commit_columns(commit))
         arrays = [
             columns[field.name] if field.name in columns else pa.nulls(n, field.type)
-            for field in data.LOG_SCHEMA
+            for field in readers.LOG_SCHEMA
         ]
-        return pa.RecordBatch.from_arrays(arrays, schema=data.LOG_SCHEMA)
+        return pa.RecordBatch.from_arrays(arrays, schema=readers.LOG_SCHEMA)
 
     def _component_columns(self, rows, row, commit) -> dict[str, pa.Array]:
         layout, n = self.layout, self.n

@@ -34,15 +34,15 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from udfs.db2luw import batch_images
+from udfs.db2luw import batch_rows
 
 # The UDF's struct, the layout JSON and the per-row decoding live with the batch decoder: the
 # raw load's option images uses them too (so they belong to raw_version, this module does not).
-from udfs.db2luw.batch_images import DEFAULT_SETTINGS as DEFAULT_SETTINGS
-from udfs.db2luw.batch_images import ROW_ARROW as ROW_ARROW
-from udfs.db2luw.batch_images import decode_image as decode_image
-from udfs.db2luw.batch_images import layout_from_json as layout_from_json
-from udfs.db2luw.batch_images import layout_to_json, row_failure
+from udfs.db2luw.batch_rows import DEFAULT_SETTINGS as DEFAULT_SETTINGS
+from udfs.db2luw.batch_rows import ROW_ARROW as ROW_ARROW
+from udfs.db2luw.batch_rows import decode_image as decode_image
+from udfs.db2luw.batch_rows import layout_from_json as layout_from_json
+from udfs.db2luw.batch_rows import layout_to_json, row_failure
 from udfs.db2luw.rows import (
     BIGINT,
     BINARY,
@@ -267,7 +267,7 @@ def row_arrow(image: pa.Array, layout_json: pa.Array, byteorder: pa.Array) -> pa
     """Arrow UDF body: decode a batch of row images, each with its own layout version.
 
     The images of one layout and byte order are decoded together, column-at-a-time
-    (:func:`udfs.db2luw.batch_images.decode_images`); the result is in the input's order."""
+    (:func:`udfs.db2luw.batch_rows.decode_images`); the result is in the input's order."""
     groups: dict[tuple[str | None, str | None], list[int]] = {}
     for row, key in enumerate(zip(layout_json.to_pylist(), byteorder.to_pylist(), strict=True)):
         groups.setdefault(key, []).append(row)
@@ -305,4 +305,4 @@ def _decode_group(images: pa.Array, text: str | None, order: str | None) -> pa.A
     found = _LAYOUTS[text]
     if isinstance(found, str):
         return pa.array([row_failure(found)] * len(images), ROW_ARROW)
-    return batch_images.decode_images(images, found[0], found[1], order or "little")
+    return batch_rows.decode_images(images, found[0], found[1], order or "little")

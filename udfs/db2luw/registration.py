@@ -25,7 +25,7 @@ DB2LUW = Source(
         RawTable(
             "db2luw_log_records",
             # images: each record's images decoded with its table's catalog layout while the
-            # file is read (udfs/db2luw/batch_images.py; int_db2luw_row_images_decoded takes them)
+            # file is read (udfs/db2luw/batch_rows.py; int_db2luw_row_images_decoded takes them)
             {"records": "log", "images": "true"},
             frozenset({"log"}),
             "One row per log record of the db2ReadLog output files, every record type.",

@@ -3,7 +3,7 @@
 ``spark.read.format("logmart_db2luw").option("path", RAW/db2luw)`` with option ``records``:
 
 * ``log`` (default): one row per log record of every ``<capture>/*.log`` file
-  (:data:`udfs.db2luw.data.LOG_SCHEMA`), read with the options ``framing`` (``filter`` |
+  (:data:`udfs.db2luw.readers.LOG_SCHEMA`), read with the options ``framing`` (``filter`` |
   ``lsn``, default ``filter``) and ``byteorder`` (``little`` | ``big``, default ``little``).
   Bytes that do not frame with them are not decoded but quarantined as one row whose reason
   names the settings they do fit; reading resumes where records frame again
@@ -15,7 +15,7 @@
 
 With ``records`` = ``log``, option ``images`` = ``true`` also decodes each record's before and
 after image with its table's layout in the capture's catalog export, column-at-a-time
-(:func:`udfs.db2luw.batch_images.inline_images`: columns ``image_digest``, ``before_row``,
+(:func:`udfs.db2luw.batch_rows.inline_images`: columns ``image_digest``, ``before_row``,
 ``after_row``; options ``codec`` / ``graphic_codec`` as the dbt vars, default UTF-8 /
 UTF-16BE). ``int_db2luw_row_images_decoded`` takes them where the digest is its own layout
 version's and decodes the rest with ``logmart_db2luw_row``.
@@ -34,7 +34,7 @@ from pathlib import Path
 import pyarrow as pa
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
-from udfs.db2luw import batch_images, data
+from udfs.db2luw import batch_rows, readers
 from udfs.db2luw.rows import read_catalog
 from udfs.errors import DecodeError
 from udfs.framing import (
@@ -47,12 +47,12 @@ from udfs.framing import (
 
 DEFAULT_SPLIT_BYTES = 256 << 20
 RECORDS = {
-    "log": data.LOG_SCHEMA,
-    "frames": data.FRAMES_SCHEMA,
-    "catalog_tables": data.CATALOG_SCHEMAS["tables.csv"],
-    "catalog_columns": data.CATALOG_SCHEMAS["columns.csv"],
-    "catalog_datapartitions": data.CATALOG_SCHEMAS["datapartitions.csv"],
-    "catalog_datatypes": data.CATALOG_SCHEMAS["datatypes.csv"],
+    "log": readers.LOG_SCHEMA,
+    "frames": readers.FRAMES_SCHEMA,
+    "catalog_tables": readers.CATALOG_SCHEMAS["tables.csv"],
+    "catalog_columns": readers.CATALOG_SCHEMAS["columns.csv"],
+    "catalog_datapartitions": readers.CATALOG_SCHEMAS["datapartitions.csv"],
+    "catalog_datatypes": readers.CATALOG_SCHEMAS["datatypes.csv"],
 }
 CATALOG_FOLDER = "catalog"
 
@@ -80,7 +80,7 @@ def discover(root: Path, raw_root: Path) -> list[CaptureFile]:
     found = []
     for path in sorted(p for p in root.rglob("*") if p.is_file() and not p.name.startswith(".")):
         size = path.stat().st_size
-        in_catalog = path.parent.name == CATALOG_FOLDER and path.name in data.CATALOG_FILES
+        in_catalog = path.parent.name == CATALOG_FOLDER and path.name in readers.CATALOG_FILES
         folder = path.parent.parent if in_catalog else path.parent
         capture = folder.relative_to(root).as_posix()
         if in_catalog:
@@ -129,7 +129,7 @@ class Db2LuwDataSource(DataSource):
         schema = RECORDS[_records(self.options)]
         if _images(self.options):
             schema = _with_image_fields(schema)
-        return data.spark_schema(schema)
+        return readers.spark_schema(schema)
 
     def reader(self, schema) -> DataSourceReader:
         return Db2LuwReader(dict(self.options))
@@ -152,7 +152,7 @@ def _images(options) -> bool:
 
 
 def _with_image_fields(schema: pa.Schema) -> pa.Schema:
-    return pa.schema([*schema, *batch_images.INLINE_FIELDS])
+    return pa.schema([*schema, *batch_rows.INLINE_FIELDS])
 
 
 def _capture_decodings(
@@ -169,7 +169,7 @@ def _capture_decodings(
             layouts = read_catalog(catalog) if (catalog / "tables.csv").is_file() else {}
         except DecodeError:
             layouts = {}  # the catalog models quarantine what is wrong with it
-        found[log_file.capture] = batch_images.catalog_decodings(layouts, settings, byteorder)
+        found[log_file.capture] = batch_rows.catalog_decodings(layouts, settings, byteorder)
     return found
 
 
@@ -183,9 +183,9 @@ class Db2LuwReader(DataSourceReader):
         self.split_bytes = int(options.get("split_bytes") or DEFAULT_SPLIT_BYTES)
         self.images = _images(options)
         self.settings = {
-            "codec": options.get("codec") or batch_images.DEFAULT_SETTINGS["codec"],
+            "codec": options.get("codec") or batch_rows.DEFAULT_SETTINGS["codec"],
             "graphic_codec": options.get("graphic_codec")
-            or batch_images.DEFAULT_SETTINGS["graphic_codec"],
+            or batch_rows.DEFAULT_SETTINGS["graphic_codec"],
         }
         db2_read_log_length(self.framing, self.byteorder)  # a bad setting fails here, on the driver
 
@@ -212,14 +212,16 @@ class Db2LuwReader(DataSourceReader):
     def read(self, partition: FilePartition) -> Iterator[pa.RecordBatch]:
         capture_file = partition.capture_file
         if capture_file.kind == "catalog":
-            yield data.catalog_batch(capture_file.path, capture_file.capture, capture_file.relative)
+            yield readers.catalog_batch(
+                capture_file.path, capture_file.capture, capture_file.relative
+            )
         elif capture_file.kind == "log":
             yield from self._read_log(partition)
 
     def _read_log(self, partition: FilePartition) -> Iterator[pa.RecordBatch]:
         for batch in self._read_log_records(partition):
             if self.images:
-                batch = batch_images.inline_images(
+                batch = batch_rows.inline_images(
                     batch, partition.decodings or {}, self.settings, self.byteorder
                 )
             yield batch
@@ -230,15 +232,15 @@ class Db2LuwReader(DataSourceReader):
         resync = db2_resync(self.framing, self.byteorder)
         for batch in frame_file(f.path, length, partition.start, partition.end, resync=resync):
             if isinstance(batch, FramingFailure):
-                failure = data.failure_batch(
+                failure = readers.failure_batch(
                     batch, f.capture, f.relative, self.framing, self.byteorder
                 )
                 if self.records == "frames":
-                    failure = failure.select(range(len(data.COMMON_FIELDS)))
+                    failure = failure.select(range(len(readers.COMMON_FIELDS)))
                 yield failure
             elif self.records == "frames":
-                yield data.frames_batch(batch, f.capture, f.relative)
+                yield readers.frames_batch(batch, f.capture, f.relative)
             else:
-                yield from data.log_batch(
+                yield from readers.log_batch(
                     batch, f.capture, f.relative, self.framing, self.byteorder
                 )

@@ -20,7 +20,7 @@ LOGMASTER = Source(
         RawTable(
             "logmaster_data_records",
             # images: the row images of one-segment records, decoded while the file is read
-            # (udfs/logmaster/images.py; int_logmaster_row_images_decoded takes them).
+            # (udfs/logmaster/batch_rows.py; int_logmaster_row_images_decoded takes them).
             {"records": "data", "images": "true"},
             frozenset({"data"}),
             "The log records of each extract's data files, headers decoded.",

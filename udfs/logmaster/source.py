@@ -20,7 +20,7 @@ from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 from udfs.batch import ARROW_TYPES, SPARK_TYPES, field_specs
 from udfs.fields import _Field
 from udfs.framing import FramingFailure, frame_file, split_points
-from udfs.logmaster import control, data, images
+from udfs.logmaster import batch_records, batch_rows, control
 from udfs.logmaster.control import ControlSummary
 from udfs.logmaster.layouts import CONTROL_LAYOUTS
 
@@ -109,7 +109,7 @@ CONTROL_SCHEMA = ", ".join(
     + [f"{name.lower()} {_struct_type(layout)}" for name, layout in CONTROL_LAYOUTS.items()]
 )
 CONTROL_ARROW_SCHEMA = pa.schema(
-    data.COMMON_FIELDS
+    batch_records.COMMON_FIELDS
     + [("record_type", pa.string())]
     + [(name.lower(), _arrow_struct(layout)) for name, layout in CONTROL_LAYOUTS.items()]
 )
@@ -119,7 +119,7 @@ DATA_SCHEMA = ", ".join(
     + [f"{spec.column} {SPARK_TYPES[spec.kind]}" for spec in control.DOCUMENTED_HEADER]
     + ["data_offset int, data_length int"]
 )
-# With option images=true: the row images of one-segment records (udfs/logmaster/images.py).
+# With option images=true: the row images of one-segment records (udfs/logmaster/batch_rows.py).
 IMAGES_SCHEMA = ", ".join(
     [DATA_SCHEMA, "image_digest string, before_values array<string>, "
      "after_values array<string>, image_warnings array<string>, image_error string"]
@@ -197,7 +197,7 @@ class LogMasterReader(DataSourceReader):
                 continue
             summary = summaries.get(log_file.capture)
             tables = versions.get(log_file.capture, {}) if self.images else None
-            rdw, resync = data.data_framing((summary or _NO_CONTROL).header)
+            rdw, resync = batch_records.data_framing((summary or _NO_CONTROL).header)
             for start, end in split_points(log_file.path, rdw, self.split_bytes, resync):
                 parts.append(FilePartition(log_file, start, end, summary, tables))
         # Spark needs at least one partition; an empty one reads nothing.
@@ -224,7 +224,7 @@ def _table_versions(files: list[LogFile]) -> dict[str, dict]:
     found: dict[str, dict] = {}
     for log_file in files:
         if log_file.kind == "control" and log_file.capture not in found:
-            found[log_file.capture] = images.table_versions(log_file.path)
+            found[log_file.capture] = batch_rows.table_versions(log_file.path)
     return found
 
 
@@ -233,26 +233,26 @@ def _read_data(partition: FilePartition, decode: bool = True) -> Iterator[pa.Rec
     log_file = partition.log_file
     summary = partition.summary or _NO_CONTROL
     versions = partition.versions
-    rdw, resync = data.data_framing(summary.header)
+    rdw, resync = batch_records.data_framing(summary.header)
     for batch in frame_file(log_file.path, rdw, partition.start, partition.end, resync=resync):
         if isinstance(batch, FramingFailure):
-            failure = data.failure_batch(batch, log_file.capture, log_file.relative)
+            failure = batch_records.failure_batch(batch, log_file.capture, log_file.relative)
             if not decode:
-                failure = failure.select(range(len(data.COMMON_FIELDS)))
+                failure = failure.select(range(len(batch_records.COMMON_FIELDS)))
             yield failure if versions is None else _with_images(failure, {})
         elif decode:
-            decoded = data.decode_data_batch(
+            decoded = batch_records.decode_data_batch(
                 batch, summary.header, summary.codec, log_file.capture, log_file.relative
             )
             yield decoded if versions is None else _with_images(decoded, versions)
         else:
-            yield data.frames_batch(batch, log_file.capture, log_file.relative)
+            yield batch_records.frames_batch(batch, log_file.capture, log_file.relative)
 
 
 def _with_images(batch: pa.RecordBatch, versions: dict) -> pa.RecordBatch:
-    columns = images.decode_images(batch, versions)
+    columns = batch_rows.decode_images(batch, versions)
     arrays = batch.columns + columns
-    names = batch.schema.names + [name for name, _ in images.IMAGE_FIELDS]
+    names = batch.schema.names + [name for name, _ in batch_rows.IMAGE_FIELDS]
     return pa.RecordBatch.from_arrays(arrays, names=names)
 
 
@@ -260,7 +260,7 @@ def _read_control(log_file: LogFile) -> Iterator[pa.RecordBatch]:
     rows = []
     for record in control.read_control_file(log_file.path, log_file.control_codec or "cp037"):
         row = {
-            "source_system": data.SOURCE_SYSTEM,
+            "source_system": batch_records.SOURCE_SYSTEM,
             "capture": log_file.capture,
             "source_file": log_file.relative,
             "raw_offset": record.offset,

@@ -6,12 +6,12 @@ from __future__ import annotations
 import pyarrow as pa
 from pyspark.sql.functions import arrow_udf
 
-from udfs.logmaster import catalog, rowimage
+from udfs.logmaster import catalog, rows
 
 
-@arrow_udf(rowimage.ROW_IMAGES_TYPE)
+@arrow_udf(rows.ROW_IMAGES_TYPE)
 def logmaster_row_images(data: pa.Array, change_type: pa.Array, layout: pa.Array) -> pa.Array:
-    return rowimage.row_images_arrow(data, change_type, layout)
+    return rows.row_images_arrow(data, change_type, layout)
 
 
 @arrow_udf(catalog.CATALOG_EVENT_TYPE)

@@ -96,7 +96,7 @@ with_digest as (
 
 decoded as (
     -- images the data source decoded with this very layout and byte order (the digests
-    -- match: udfs/db2luw/batch_images.py) ...
+    -- match: udfs/db2luw/batch_rows.py) ...
     select
         * except (inline_before_row, inline_after_row),
         inline_before_row as before_row,

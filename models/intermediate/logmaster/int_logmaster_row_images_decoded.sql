@@ -3,7 +3,7 @@
 -- column names). decode_error says why a change could not be decoded. before_unavailable /
 -- after_unavailable name the columns whose value the log does not carry (udfs/unavailable.py:
 -- LOBs of an extract without them); the data source never decodes such a table's changes
--- (udfs/logmaster/images.py), so its images have none.
+-- (udfs/logmaster/batch_rows.py), so its images have none.
 -- Incremental by capture (macros/incremental.sql): a build decodes only new or changed
 -- extracts; the table layouts come from each extract's own control file.
 {{ config(
@@ -150,7 +150,7 @@ zipped as (
         ),
         map_from_arrays(column_names, column_type_list) as column_types,
         -- a partition-level DM's limit keys (low as before, high as after) hold the leading
-        -- key columns in KEYSEQ order, as many as the record has (rowimage.limit_keys)
+        -- key columns in KEYSEQ order, as many as the record has (logmaster/rows.py limit_keys)
         case
             when images.before_values is null then null
             when change_type = 'DM'

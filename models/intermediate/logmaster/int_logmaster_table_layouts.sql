@@ -26,7 +26,7 @@ code_pages as (
     group by capture
 ),
 
--- the extract's DLDS DATEFORMAT when it is not DB2I (udfs/logmaster/images.py does the same)
+-- the extract's DLDS DATEFORMAT when it is not DB2I (udfs/logmaster/batch_rows.py does the same)
 date_formats as (
     select
         capture,
@@ -136,7 +136,7 @@ layouts as (
             ),
             k -> k.name
         ) as key_columns,
-        -- the compact layout text udfs/logmaster/rowimage.py parse_layout reads
+        -- the compact layout text udfs/logmaster/rows.py parse_layout reads
         case
             when size(column_lists.layout_columns) > 0
                 then concat_ws(
@@ -193,7 +193,7 @@ layouts as (
 
 select
     *,
-    -- what names a decoding (udfs/logmaster/images.py image_digest): the data source's row
+    -- what names a decoding (udfs/logmaster/batch_rows.py image_digest): the data source's row
     -- images of a change are used when they were decoded with the same digest
     sha2(concat_ws(char(0), layout_text, column_names), 256) as image_digest
 from layouts

@@ -71,7 +71,7 @@ renamed as (
         nullif(first_copy, this_copy) as repeats_record,
         decode_error is null and coalesce(first_copy = this_copy, true) as is_decoded,
         -- row images decoded while the file was read (one-segment records of a table with a
-        -- layout; udfs/logmaster/images.py), and the digest of the layout they were read with
+        -- layout; udfs/logmaster/batch_rows.py), and the digest of the layout they were read with
         image_digest,
         before_values as inline_before_values,
         after_values as inline_after_values,

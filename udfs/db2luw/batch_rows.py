@@ -422,7 +422,7 @@ def inline_images(
     settings: dict[str, str],
     byteorder: str,
 ) -> pa.RecordBatch:
-    """``batch`` (rows of ``udfs.db2luw.data.LOG_SCHEMA``) with :data:`INLINE_FIELDS`: each
+    """``batch`` (rows of ``udfs.db2luw.readers.LOG_SCHEMA``) with :data:`INLINE_FIELDS`: each
     decoded record's before and after image decoded with its table's catalog layout, and that
     decoding's digest. The model takes them only where the digest is the one of the layout
     version it picked itself (the catalog's layout is not the one in force before an ALTER),

@@ -6,7 +6,7 @@ import pyarrow as pa
 import pytest
 
 from tests.logmaster.handmade import data_field
-from udfs.logmaster.rowimage import (
+from udfs.logmaster.rows import (
     Column,
     RowLayout,
     decode_data,

@@ -1,4 +1,4 @@
-"""The column-at-a-time Db2 LUW row image decoder (udfs/db2luw/batch_images.py) against the
+"""The column-at-a-time Db2 LUW row image decoder (udfs/db2luw/batch_rows.py) against the
 per-row one (functions.decode_image, i.e. rows.decode_row): the same values, null reasons,
 unavailable reasons, record kinds and errors, on the generator's captures and on rows built by
 hand at the spec's offsets for every column type."""
@@ -15,7 +15,7 @@ import pytest
 from logmart_generators.db2luw import encode_decfloat, generate
 from tests.db2luw import handmade as h
 from tests.db2luw.replay import read_capture
-from udfs.db2luw import batch_images, functions
+from udfs.db2luw import batch_rows, functions
 from udfs.db2luw import rows as r
 from udfs.db2luw.rows import Column, LayoutBook, TableLayout, read_catalog
 
@@ -25,7 +25,7 @@ SETTINGS = functions.DEFAULT_SETTINGS
 
 def both(images: list[bytes | None], layout: TableLayout, byteorder: str, settings=SETTINGS):
     """Decode ``images`` both ways, check every field of every row agrees, return the rows."""
-    fast = batch_images.decode_images(pa.array(images, pa.binary()), layout, settings, byteorder)
+    fast = batch_rows.decode_images(pa.array(images, pa.binary()), layout, settings, byteorder)
     assert fast.type == functions.ROW_ARROW
     slow = [
         None if image is None else functions.decode_image(image, layout, settings, byteorder)
@@ -43,13 +43,13 @@ class Fallbacks:
 
     def __init__(self, monkeypatch):
         self.count = 0
-        real = batch_images.decode_image
+        real = batch_rows.decode_image
 
         def counted(*args):
             self.count += 1
             return real(*args)
 
-        monkeypatch.setattr(batch_images, "decode_image", counted)
+        monkeypatch.setattr(batch_rows, "decode_image", counted)
 
 
 # --- generated captures ----------------------------------------------------------------------
@@ -88,7 +88,7 @@ def test_every_image_of_a_generated_capture_decodes_the_same_both_ways(
 
 def test_the_benchmark_table_takes_the_batch_path_only(tmp_path, monkeypatch):
     from logmart_generators.db2luw import generate_benchmark
-    from udfs.db2luw import data
+    from udfs.db2luw import readers
     from udfs.framing import db2_read_log_length, db2_resync, frame_file
 
     log = tmp_path / "db2luw" / "bench" / "S0000000.log"
@@ -97,10 +97,10 @@ def test_the_benchmark_table_takes_the_batch_path_only(tmp_path, monkeypatch):
     length, resync = db2_read_log_length("filter", "little"), db2_resync("filter", "little")
     images = []
     for frames in frame_file(log, length, 0, log.stat().st_size, resync=resync):
-        for batch in data.log_batch(frames, "c", "f", "filter", "little"):
+        for batch in readers.log_batch(frames, "c", "f", "filter", "little"):
             images += [i for i in batch.column("after_image").to_pylist() if i is not None]
     fallbacks = Fallbacks(monkeypatch)
-    fast = batch_images.decode_images(pa.array(images), layout, SETTINGS, "little").to_pylist()
+    fast = batch_rows.decode_images(pa.array(images), layout, SETTINGS, "little").to_pylist()
     assert fallbacks.count == 0 and len(fast) == 3000
     assert fast[0]["values"][:2] == ["1", "name 0"]
     sample = [i for n, i in enumerate(images) if n % 97 == 0]
@@ -316,9 +316,7 @@ def test_the_data_source_decodes_images_with_the_catalog_layout(byteorder, tmp_p
     assert table.schema.names == [*plain.schema.names, "image_digest", "before_row", "after_row"]
     assert table.select(plain.schema.names).equals(plain)  # the records are untouched
     (capture,) = sorted((tmp_path / "db2luw").iterdir())
-    decodings = batch_images.catalog_decodings(
-        read_catalog(capture / "catalog"), SETTINGS, byteorder
-    )
+    decodings = batch_rows.catalog_decodings(read_catalog(capture / "catalog"), SETTINGS, byteorder)
     decoded = 0
     for row in table.to_pylist():
         ids = (row["table_space_identifier"], row["table_identifier"])
@@ -329,7 +327,7 @@ def test_the_data_source_decodes_images_with_the_catalog_layout(byteorder, tmp_p
             continue
         layout, digest = decodings[ids]
         assert row["image_digest"] == digest
-        assert digest == batch_images.image_digest(functions.layout_to_json(layout, {}), byteorder)
+        assert digest == batch_rows.image_digest(functions.layout_to_json(layout, {}), byteorder)
         for side in ("before", "after"):
             image = row[f"{side}_image"]
             expected = None

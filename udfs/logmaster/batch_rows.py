@@ -21,7 +21,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from udfs import values
-from udfs.logmaster import control, rowimage
+from udfs.logmaster import control
+from udfs.logmaster import rows as row_images
 
 # The dbt vars int_logmaster_table_layouts writes into its layout text (dbt_project.yml
 # defaults); a build with other values only loses the fast path.
@@ -44,7 +45,7 @@ class TableVersion:
     sequencenumber: int
     createrba: str | None
     droprba: str | None
-    layout_text: str  # the text the SQL model builds (README: rowimage.parse_layout)
+    layout_text: str  # the text the SQL model builds (README: row_images.parse_layout)
     digest: str  # sha256 of layout text, NUL, column names joined by NUL
 
 
@@ -81,7 +82,7 @@ def table_versions(
         ):
             mixed.append(fields["ebcdicmixedccsid"])
     ebcdic = settings["ebcdic_codepage"] or f"ccsid:{min(ccsids) if ccsids else 37}"
-    # rowimage's optional 7th layout field, only where the extract has a usable mixed CCSID
+    # logmaster.rows' optional 7th layout field, only where the extract has a usable mixed CCSID
     # (int_logmaster_table_layouts adds the same, so the digests match).
     settings = {**settings, "mixed": f"ccsid:{min(mixed)}" if mixed else ""}
     # and the optional 8th, the DLDS DATEFORMAT where it is not DB2I (the 7th then may be empty)
@@ -132,7 +133,7 @@ def _layout_text(
         names.append(d["columnname"][: d.get("columnnamelen") or 128])
     lobs = dtbi.get("lobsincluded") or "Y"
     types = {str(d.get("llcolumntype") or "").strip() for d in dlci}
-    if lobs == "N" and types & rowimage.LOB_TYPES:
+    if lobs == "N" and types & row_images.LOB_TYPES:
         # LOB values not in the log: only the UDF says which (before_unavailable /
         # after_unavailable), so such tables' changes go to it; this costs time only.
         return None
@@ -182,7 +183,7 @@ def decode_images(
     codes = version_codes[version_of[chosen]]
     every_row = len(chosen) == rows
     chosen_rows = batch if every_row else batch.take(pa.array(chosen))
-    decoded = rowimage.decode_groups(
+    decoded = row_images.decode_groups(
         _data_slices(chosen_rows),
         chosen_rows.column("change_type"),
         codes,
