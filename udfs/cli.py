@@ -154,6 +154,19 @@ def write_csv(columns: Sequence[str], rows: Iterable[Any], out: TextIO) -> int:
     return count
 
 
+def write_rows(
+    output_format: str, columns: Sequence[str], rows: Iterable[Any], right: Sequence[bool] = ()
+) -> None:
+    """Rows on stdout as `--format` says: JSON lines, CSV or an aligned table (`right`: per
+    column, whether the table aligns it right)."""
+    if output_format == "json":
+        write_json_lines(columns, rows, sys.stdout)
+    elif output_format == "csv":
+        write_csv(columns, rows, sys.stdout)
+    else:
+        write_table(columns, rows, sys.stdout, right=right)
+
+
 def write_table(
     columns: Sequence[str], rows: Iterable[Any], out: TextIO, right: Sequence[bool] = ()
 ) -> int:
@@ -457,12 +470,7 @@ def cmd_query(args: argparse.Namespace) -> int:
     with _session(args.warehouse) as spark:
         columns, numeric, rows = _query_rows(spark, args.sql)
         try:
-            if args.format == "json":
-                write_json_lines(columns, rows, sys.stdout)
-            elif args.format == "csv":
-                write_csv(columns, rows, sys.stdout)
-            else:
-                write_table(columns, rows, sys.stdout, right=numeric)
+            write_rows(args.format, columns, rows, right=numeric)
         except PySparkException as exc:  # errors raised while rows are computed
             raise LogmartError(_first_line(exc)) from None
         sys.stdout.flush()
@@ -575,12 +583,7 @@ def cmd_asof(args: argparse.Namespace) -> int:
     with _session(args.warehouse) as spark:
         try:
             columns, rows = as_of(spark, args.table, point, args.source, _stream(args))
-            if args.format == "json":
-                write_json_lines(columns, rows, sys.stdout)
-            elif args.format == "csv":
-                write_csv(columns, rows, sys.stdout)
-            else:
-                write_table(columns, rows, sys.stdout)
+            write_rows(args.format, columns, rows)
         except PySparkException as exc:
             raise LogmartError(_first_line(exc)) from None
         sys.stdout.flush()
@@ -603,12 +606,7 @@ def cmd_changes(args: argparse.Namespace) -> int:
                 source_system=args.source,
                 log_stream=_stream(args),
             )
-            if args.format == "json":
-                write_json_lines(columns, rows, sys.stdout)
-            elif args.format == "csv":
-                write_csv(columns, rows, sys.stdout)
-            else:
-                write_table(columns, rows, sys.stdout)
+            write_rows(args.format, columns, rows)
         except PySparkException as exc:
             raise LogmartError(_first_line(exc)) from None
         sys.stdout.flush()

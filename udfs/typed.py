@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -302,13 +302,18 @@ def changes_view_sql(
     return _typed_view_sql(columns, CHANGE_COLUMNS, rows)
 
 
+# fct_row_history's columns (and marts.table_as_of's) as CURRENT_COLUMNS and the image `_i`
+_ROW_VERSION_COLUMNS = (
+    "select row_key as _row_key, valid_from_position as _valid_from_position, "
+    "valid_from_ts as _valid_from_ts, capture as _capture, unavailable as _unavailable, "
+    "row_image as _i from "
+)
+
+
 def current_view_sql(table: SourceTable, columns: Sequence[TypedColumn]) -> str:
     """The SELECT of `current.<name>`: the table's live rows (fct_row_history.is_current)."""
     rows = (
-        "select row_key as _row_key, valid_from_position as _valid_from_position, "
-        "valid_from_ts as _valid_from_ts, capture as _capture, unavailable as _unavailable, "
-        "row_image as _i from marts.fct_row_history "
-        f"where is_current and {_table_filter(table)}"
+        f"{_ROW_VERSION_COLUMNS}marts.fct_row_history where is_current and {_table_filter(table)}"
     )
     return _typed_view_sql(columns, CURRENT_COLUMNS, rows)
 
@@ -318,9 +323,7 @@ def as_of_function_sql(table: SourceTable, columns: Sequence[TypedColumn]) -> st
     a timestamp (marts.table_as_of, the rule of the macro as_of_condition), typed."""
     schema = "null" if table.table_schema is None else sql_string(table.table_schema)
     rows = (
-        "select row_key as _row_key, valid_from_position as _valid_from_position, "
-        "valid_from_ts as _valid_from_ts, capture as _capture, unavailable as _unavailable, "
-        "row_image as _i from marts.table_as_of("
+        f"{_ROW_VERSION_COLUMNS}marts.table_as_of("
         f"{schema}, {sql_string(table.table_name)}, position_or_ts) "
         f"where source_system = {sql_string(table.source_system)} "
         f"and log_stream = {sql_string(table.log_stream)}"
@@ -418,12 +421,44 @@ def _function_fingerprint_of(spark: Any, function: str) -> str | None:
     return None
 
 
-def _create_function(spark: Any, function: str, table: SourceTable, sql: str, mark: str) -> None:
-    comment = sql_string(f"Rows of {table.label} as of a position or time [fingerprint {mark}]")
+def _create_view(spark: Any, view: str, sql: str, mark: str) -> None:
+    spark.sql(
+        f"create or replace view {view} "
+        f"tblproperties ('{FINGERPRINT_PROPERTY}' = '{mark}') as {sql}"
+    )
+
+
+def _create_function(spark: Any, function: str, sql: str, mark: str) -> None:
+    comment = sql_string(f"Rows of one table as of a position or time [fingerprint {mark}]")
     spark.sql(
         f"create or replace function {function}(position_or_ts string) returns table "
         f"comment {comment} return {sql}"
     )
+
+
+def _sync(
+    result: SyncResult,
+    wanted: dict[str, str],
+    existing: set[str],
+    fingerprint_of: Callable[[str], str | None],
+    create: Callable[[str, str, str], None],
+    drop: Callable[[str], None],
+) -> None:
+    """Create each wanted object (name -> SQL) that is missing or whose SQL changed, keep the
+    others, drop the existing ones no longer wanted."""
+    for name, sql in sorted(wanted.items()):
+        if len(sql) > MAX_VIEW_TEXT:
+            result.too_wide.append(name)
+            continue
+        mark = fingerprint(sql)
+        if name in existing and fingerprint_of(name) == mark:
+            result.kept.append(name)
+            continue
+        create(name, sql, mark)
+        result.created.append(name)
+    for name in sorted(existing - set(wanted)):
+        drop(name)
+        result.dropped.append(name)
 
 
 def sync_views(spark: Any) -> SyncResult:
@@ -434,54 +469,36 @@ def sync_views(spark: Any) -> SyncResult:
         # a build whose dbt arguments left the model out: nothing to go by, nothing dropped
         result.missing_model = True
         return result
-    wanted: dict[str, str] = {}
-    functions: dict[str, tuple[SourceTable, str]] = {}
+    views: dict[str, str] = {}
+    functions: dict[str, str] = {}
     for typed in typed_tables(spark):
-        wanted[f"{CHANGES_SCHEMA}.{typed.name}"] = changes_view_sql(
+        views[f"{CHANGES_SCHEMA}.{typed.name}"] = changes_view_sql(
             typed.table, typed.columns, typed.key_columns
         )
-        wanted[f"{CURRENT_SCHEMA}.{typed.name}"] = current_view_sql(typed.table, typed.columns)
-        functions[f"{AS_OF_SCHEMA}.{typed.name}"] = (
-            typed.table,
-            as_of_function_sql(typed.table, typed.columns),
-        )
-    existing = set()
+        views[f"{CURRENT_SCHEMA}.{typed.name}"] = current_view_sql(typed.table, typed.columns)
+        functions[f"{AS_OF_SCHEMA}.{typed.name}"] = as_of_function_sql(typed.table, typed.columns)
     for schema in (CHANGES_SCHEMA, CURRENT_SCHEMA, AS_OF_SCHEMA):
         spark.sql(f"create schema if not exists {schema}")
-    for schema in (CHANGES_SCHEMA, CURRENT_SCHEMA):
-        existing |= {f"{schema}.{view}" for view in _existing_views(spark, schema)}
-    existing_functions = {
-        f"{AS_OF_SCHEMA}.{function}" for function in _existing_functions(spark, AS_OF_SCHEMA)
-    }
-    for function, (table, sql) in sorted(functions.items()):
-        if len(sql) > MAX_VIEW_TEXT:
-            result.too_wide.append(function)
-            continue
-        mark = fingerprint(sql)
-        if function in existing_functions and _function_fingerprint_of(spark, function) == mark:
-            result.kept.append(function)
-            continue
-        _create_function(spark, function, table, sql, mark)
-        result.created.append(function)
-    for function in sorted(existing_functions - set(functions)):
-        spark.sql(f"drop function if exists {function}")
-        result.dropped.append(function)
-    for view, sql in sorted(wanted.items()):
-        if len(sql) > MAX_VIEW_TEXT:
-            result.too_wide.append(view)
-            continue
-        mark = fingerprint(sql)
-        if view in existing and _fingerprint_of(spark, view) == mark:
-            result.kept.append(view)
-            continue
-        spark.sql(
-            f"create or replace view {view} "
-            f"tblproperties ('{FINGERPRINT_PROPERTY}' = '{mark}') as {sql}"
-        )
-        result.created.append(view)
-    for view in sorted(existing - set(wanted)):
-        spark.sql(f"drop view if exists {view}")
-        result.dropped.append(view)
+    _sync(
+        result,
+        views,
+        {
+            f"{schema}.{view}"
+            for schema in (CHANGES_SCHEMA, CURRENT_SCHEMA)
+            for view in _existing_views(spark, schema)
+        },
+        lambda view: _fingerprint_of(spark, view),
+        lambda view, sql, mark: _create_view(spark, view, sql, mark),
+        lambda view: spark.sql(f"drop view if exists {view}"),
+    )
+    _sync(
+        result,
+        functions,
+        {f"{AS_OF_SCHEMA}.{f}" for f in _existing_functions(spark, AS_OF_SCHEMA)},
+        lambda function: _function_fingerprint_of(spark, function),
+        lambda function, sql, mark: _create_function(spark, function, sql, mark),
+        lambda function: spark.sql(f"drop function if exists {function}"),
+    )
     return result
 
 
