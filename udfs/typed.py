@@ -405,10 +405,12 @@ def _fingerprint_of(spark: Any, view: str) -> str | None:
 
 
 def _existing_functions(spark: Any, schema: str) -> set[str]:
-    # `show user functions in s` gives qualified names (spark_catalog.s.f)
+    # `show user functions in s` gives the schema's functions qualified (spark_catalog.s.f) and
+    # the session's temporary ones (logmart's Python UDFs) unqualified: only the former count
     return {
-        row.function.rsplit(".", 1)[-1]
+        parts[-1]
         for row in spark.sql(f"show user functions in {schema}").collect()
+        if len(parts := row.function.split(".")) >= 2 and parts[-2] == schema
     }
 
 

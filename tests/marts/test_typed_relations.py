@@ -149,7 +149,7 @@ def test_as_of_functions_give_typed_rows_at_a_point(spark, demo):
     # as_of.<name>(last commit) is current.<name>, typed the same; at an earlier point it has
     # the rows of marts.table_as_of (the untyped function) there
     checked = 0
-    for (source, stream, schema, table), name in sorted(relations(spark).items()):
+    for (source, stream, schema, table), name in sorted(relations(spark).items(), key=str):
         positions = [
             r.commit_position
             for r in spark.sql(
@@ -165,8 +165,9 @@ def test_as_of_functions_give_typed_rows_at_a_point(spark, demo):
         for a, b in ((current, at_last), (at_last, current)):
             assert a.select(comparable_columns).exceptAll(b.select(comparable_columns)).count() == 0
         middle = positions[len(positions) // 2]
+        schema_literal = "null" if schema is None else f"'{schema}'"
         untyped = spark.sql(
-            f"select count(*) from marts.table_as_of('{schema}', '{table}', '{middle}') "
+            f"select count(*) from marts.table_as_of({schema_literal}, '{table}', '{middle}') "
             f"where source_system = '{source}' and log_stream = '{stream}'"
         ).first()[0]
         assert spark.sql(f"select * from as_of.{name}('{middle}')").count() == untyped, name
@@ -287,8 +288,10 @@ def net_reference(rows: list[dict]) -> Counter:
     return Counter(json.dumps(row, sort_keys=True) for row in net)
 
 
-def run_changes(demo, capsys, table, source, first, last, net):
-    args = ["changes", "--table", table, "--source", source, "--from-position", first,
+def run_changes(demo, capsys, table, source, stream, first, last, net):
+    # --stream too: other tests of the shared demo add streams holding the same table names
+    args = ["changes", "--table", table, "--source", source, "--stream", stream,
+            "--from-position", first,
             "--to-position", last, "--format", "json",
             "--warehouse", str(demo.warehouse)]  # fmt: skip
     code = cli.main([*args, "--net"] if net else args)
@@ -300,7 +303,7 @@ def run_changes(demo, capsys, table, source, first, last, net):
 def test_logmart_changes_nets_a_window(spark, demo, capsys):
     # a keyed table whose changes hold a row inserted and deleted and a row updated twice
     candidates = spark.sql(
-        "select d.source_system, d.table_schema, d.table_name, d.relation_name "
+        "select d.source_system, d.log_stream, d.table_schema, d.table_name, d.relation_name "
         "from marts.dim_typed_relations d where size(d.key_columns) > 0 "
         "order by d.source_system, d.relation_name"
     ).collect()
@@ -321,8 +324,9 @@ def test_logmart_changes_nets_a_window(spark, demo, capsys):
         f"from changes.{chosen.relation_name}"
     ).first()
     table = f"{chosen.table_schema}.{chosen.table_name}"
-    feed = run_changes(demo, capsys, table, chosen.source_system, bounds.first, bounds.last, False)
-    net = run_changes(demo, capsys, table, chosen.source_system, bounds.first, bounds.last, True)
+    logs = (chosen.source_system, chosen.log_stream)
+    feed = run_changes(demo, capsys, table, *logs, bounds.first, bounds.last, False)
+    net = run_changes(demo, capsys, table, *logs, bounds.first, bounds.last, True)
     assert len(feed) == spark.table(f"changes.{chosen.relation_name}").count()
     assert Counter(json.dumps(row, sort_keys=True) for row in net) == net_reference(feed)
     assert len(net) < len(feed)
@@ -334,7 +338,8 @@ def test_logmart_changes_nets_a_window(spark, demo, capsys):
     _, err = capsys.readouterr()
     assert code == 2 and err.startswith("logmart: no table NO.SUCH_TABLE") and err.count("\n") == 1
     code = cli.main(["changes", "--table", table, "--source", chosen.source_system,
-                     "--from-position", bounds.last, "--to-position", bounds.first,
+                     "--stream", chosen.log_stream, "--from-position", bounds.last,
+                     "--to-position", bounds.first,
                      "--warehouse", str(demo.warehouse)])  # fmt: skip
     _, err = capsys.readouterr()
     assert code == 2 and "is after --to-position" in err and err.count("\n") == 1
