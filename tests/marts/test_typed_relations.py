@@ -159,6 +159,13 @@ def test_as_of_functions_give_typed_rows_at_a_point(spark, demo):
             ).collect()
         ]
         current = spark.table(f"current.{name}")
+        if not positions:
+            # a stream with no change (the demo's captures whose every record is quarantined,
+            # e.g. db2luw wrong_byteorder): no row now, none at any point
+            assert current.count() == 0, name
+            at_start = spark.sql(f"select * from as_of.{name}('0')")
+            assert at_start.schema == current.schema and at_start.count() == 0, name
+            continue
         at_last = spark.sql(f"select * from as_of.{name}('{positions[-1]}')")
         assert at_last.schema == current.schema, name
         comparable_columns = [c for c in current.columns if c != "_unavailable"]  # a map
