@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from udfs.cli import build_parser
-from udfs.source_declaration import Source
+from udfs.source_declaration import SNAPSHOT_FOLDER_OTHER, SNAPSHOT_KINDS, Source
 from udfs.sources import REGISTERED, dbt_vars
 
 REPO = Path(__file__).resolve().parents[1]
@@ -176,7 +176,28 @@ def test_the_models_read_the_registry_vars():
     assert "var('logmart_source_folders')" in (REPO / "macros" / "sources.sql").read_text()
     assert "var('logmart_decode_vars')" in (REPO / "macros" / "incremental.sql").read_text()
     assert "var('logmart_sql_dialects')" in (MODELS / "marts" / "fct_change_sql.sql").read_text()
+    files_yml = (MODELS / "staging" / "logmart" / "stg_logmart__files.yml").read_text()
+    assert "var('logmart_file_kinds')" in files_yml
     systems = [source.system for source in REGISTERED]
     for path in MODELS.rglob("*.yml"):
         text = path.read_text()
         assert str(systems) not in text, f"{path}: a list of the sources; use the var"
+
+
+@pytest.mark.parametrize("source", REGISTERED, ids=lambda s: s.system)
+def test_it_declares_what_the_shared_code_asks_of_each_source(source):
+    # the exports check a user's commit position against the digits; the hex of a log address
+    assert source.commit_position_digits > 0 and source.commit_position_digits % 2 == 0
+    assert source.commit_time_zone in (None, "UTC")
+    assert source.raw_offset_unit in ("offset", "row")
+    kinds = source.file_kind_names
+    assert len(kinds) == len(set(kinds)), kinds
+    assert SNAPSHOT_KINDS <= set(kinds)
+
+
+def test_a_snapshots_folder_holds_only_the_shared_kinds():
+    from udfs.snapshots import file_kind
+
+    found = {file_kind(f"S/snapshots/{name}") for name in ("t.csv", "t.parquet", "t.json", "x.txt")}
+    assert found == SNAPSHOT_KINDS | {SNAPSHOT_FOLDER_OTHER}
+    assert file_kind("S/capture01/t.csv") is None

@@ -50,7 +50,7 @@ whatever the column's type, never null (null is a real SQL NULL).
 Times: ``source.ts_ms`` and the transaction events' ``ts_ms`` are the commit time in
 milliseconds since 1970-01-01 UTC, null when the log has none (solidDB logs no times);
 ``ts_ms`` of a change event is when it was exported. The marts keep commit times as the log
-gives them; each source's zone is in `LOG_TIME_ZONES`.
+gives them; each source's zone is its declaration's ``commit_time_zone`` (udfs/sources.py).
 
 The logic that turns rows into messages (`stream_messages`) and the checkpoint are plain
 Python, tested without Spark; `export` only queries the marts and streams the rows.
@@ -71,6 +71,7 @@ from typing import IO, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from udfs.errors import LogmartError
+from udfs.sources import by_system
 from udfs.unavailable import DEBEZIUM_PLACEHOLDER
 
 CONNECTOR_VERSION = "logmart-0.1.0"
@@ -84,16 +85,6 @@ CHECKPOINT_FORMAT = "logmart-debezium-checkpoint"
 CHECKPOINT_VERSION = 1
 TRUNCATES = ("emit", "skip")
 
-# commit_position of each source: upper-case hex digits, this many (docs: change_commit_position)
-POSITION_DIGITS = {"db2zos": 20, "db2luw": 32, "soliddb": 40}
-
-# In which time zone each source's log gives commit times (fct_changes.commit_ts):
-# - db2luw: the commit record holds "u64 commit time, seconds since 1970 UTC" (Db2 docs,
-#   "Transaction manager log records"; /work/shared/specs/README.md): UTC.
-# - db2zos: Log Master's UORCOMMITTIMESTAMP is "BIN(17) ... X'YYYYMMDDHHMMSS...'" (LLDF spec),
-#   a date and time with no zone: the z/OS system's clock, a setting (DB2ZOS_TIME_ZONE).
-# - soliddb: SYS_LOG has no time column: commit_ts is null, ts_ms null.
-LOG_TIME_ZONES: dict[str, str | None] = {"db2luw": "UTC", "db2zos": None, "soliddb": None}
 DB2ZOS_TIME_ZONE_VARIABLE = "LOGMART_DB2ZOS_TIME_ZONE"
 DEFAULT_DB2ZOS_TIME_ZONE = "UTC"
 OFFSET = re.compile(r"^([+-])(\d{2}):?(\d{2})$")
@@ -203,10 +194,9 @@ def db2zos_time_zone(setting: str | None = None) -> str:
 
 
 def source_time_zone(source_system: str, db2zos_zone: str = DEFAULT_DB2ZOS_TIME_ZONE) -> str:
-    """The zone a source's commit times are in (`LOG_TIME_ZONES`; db2zos: the setting)."""
-    return LOG_TIME_ZONES.get(source_system) or (
-        db2zos_zone if source_system == "db2zos" else DEFAULT_DB2ZOS_TIME_ZONE
-    )
+    """The zone a source's commit times are in: its declaration's ``commit_time_zone``, or the
+    setting when the log gives wall-clock times with no zone (Log Master)."""
+    return by_system(source_system).commit_time_zone or db2zos_zone
 
 
 def epoch_ms(moment: dt.datetime | str | None, zone: dt.tzinfo = dt.UTC) -> int | None:
@@ -232,8 +222,8 @@ def check_position(position: str, source_system: str | None) -> str:
             f"commit position {position!r} is not hexadecimal: give a commit_position of "
             "marts.fct_changes (e.g. the one in the out folder's checkpoint)"
         )
-    digits = POSITION_DIGITS.get(source_system or "")
-    if digits is not None and len(text) != digits:
+    digits = by_system(source_system).commit_position_digits if source_system else 0
+    if digits and len(text) != digits:
         raise LogmartError(
             f"commit position {position!r} has {len(text)} hex digits; {source_system} commit "
             f"positions have {digits}"

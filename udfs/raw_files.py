@@ -25,10 +25,9 @@ from pathlib import Path
 
 from pyspark.sql import SparkSession
 
+from udfs.source_declaration import SNAPSHOT_KINDS
 from udfs.sources import REGISTERED, by_system
 
-# Kinds of the files in a stream's snapshots folder (udfs.snapshots reads them).
-SNAPSHOT_KINDS = frozenset({"snapshot", "snapshot_side"})
 HASH_CHUNK = 1 << 20
 
 FILES_SCHEMA = (

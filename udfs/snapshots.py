@@ -23,6 +23,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from udfs.source_declaration import SNAPSHOT_FOLDER_OTHER
+
 SNAPSHOT_FOLDER = "snapshots"
 DATA_SUFFIXES = {".csv": "csv", ".parquet": "parquet"}
 SIDE_SUFFIXES = (".json", ".yaml", ".yml")
@@ -61,7 +63,7 @@ def file_kind(relative_to_source: str) -> str | None:
         return DATA_KIND
     if suffix in SIDE_SUFFIXES:
         return SIDE_KIND
-    return "ignored"
+    return SNAPSHOT_FOLDER_OTHER
 
 
 # --- rendering values as the marts do (/work/shared/specs/README.md "Value rendering") ------------

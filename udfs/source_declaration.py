@@ -24,6 +24,11 @@ from typing import Literal, Protocol
 # same bytes in another capture are that capture's own description); 'ignored' is listed only.
 FileRole = Literal["data", "context", "ignored"]
 
+# Kinds of the files in any source's stream snapshots folder (udfs.snapshots reads them): a base
+# snapshot and its side file; 'ignored' for anything else there.
+SNAPSHOT_KINDS = frozenset({"snapshot", "snapshot_side"})
+SNAPSHOT_FOLDER_OTHER = "ignored"
+
 
 class DiscoveredFile(Protocol):
     """What a source's ``discover`` yields for each file under its folder."""
@@ -105,6 +110,14 @@ class Source:
     # gives the record header layout): they come along when only data files are decoded, and
     # the first one's bytes are part of each data file's load key.
     data_read_with: frozenset[str] = frozenset()
+    # commit_position: upper-case hex digits, this many (docs: change_commit_position)
+    commit_position_digits: int = 0
+    # The time zone of the log's commit times (fct_changes.commit_ts): 'UTC' when the log holds
+    # instants; None when it holds the wall-clock time of the system's clock, read in the zone
+    # the user gives (`logmart export --db2zos-time-zone`).
+    commit_time_zone: str | None = "UTC"
+    # What raw_offset counts in the source's files, for messages: 'offset' (bytes) or 'row'.
+    raw_offset_unit: str = "offset"
 
     @property
     def data_kinds(self) -> frozenset[str]:
@@ -113,6 +126,14 @@ class Source:
     @property
     def context_kinds(self) -> frozenset[str]:
         return frozenset(k.name for k in self.files if k.role == "context")
+
+    @property
+    def file_kind_names(self) -> list[str]:
+        """Every ``raw.files.file_kind`` a file of this source can have: its own kinds, then
+        those of a stream's snapshots folder."""
+        names = [k.name for k in self.files]
+        shared = [*sorted(SNAPSHOT_KINDS), SNAPSHOT_FOLDER_OTHER]
+        return names + [n for n in shared if n not in names]
 
     @property
     def data_source_name(self) -> str:

@@ -48,6 +48,7 @@ def dbt_vars() -> dict[str, object]:
         "logmart_source_folders": folders(),
         "logmart_source_systems": [s.system for s in REGISTERED],
         "logmart_sql_dialects": {s.system: s.sql_dialect for s in REGISTERED},
+        "logmart_file_kinds": {s.system: s.file_kind_names for s in REGISTERED},
         "logmart_decode_vars": {
             s.folder: [v.name for v in s.dbt_vars if v.decodes] for s in REGISTERED
         },

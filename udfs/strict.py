@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from pyspark.sql import SparkSession
 
 from udfs.errors import LogmartError
+from udfs.sources import by_system
 
 STRICT_VARIABLE = "LOGMART_STRICT"
 _TRUE = {"1", "true", "yes", "on"}
@@ -39,7 +40,7 @@ def first_problem(spark: SparkSession) -> str | None:
         "from marts.quarantine order by source_file, raw_offset limit 1"
     ).first()
     if record is not None:
-        where = "row" if record.source_system == "soliddb" else "offset"
+        where = by_system(record.source_system).raw_offset_unit
         # a file-level problem (a rejected base snapshot) has no offset
         place = "" if record.raw_offset is None else f" {where} {record.raw_offset}"
         what = f", {record.record_type}" if record.record_type else ""

@@ -68,4 +68,8 @@ DB2LUW = Source(
             "GRAPHIC/VARGRAPHIC/DBCLOB code page (CCSID 1200 = utf-16-be)",
         ),
     ),
+    commit_position_digits=32,  # LFS and LSN, 16 digits each
+    # the commit record holds "u64 commit time, seconds since 1970 UTC" (Db2 docs, "Transaction
+    # manager log records"; /work/shared/specs/README.md)
+    commit_time_zone="UTC",
 )

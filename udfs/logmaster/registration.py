@@ -44,4 +44,8 @@ LOGMASTER = Source(
         DbtVar("logmaster_float_format", "hfp", "FLOT columns as IBM HFP (or 'ieee')"),
     ),
     data_read_with=frozenset({"control"}),
+    commit_position_digits=20,  # the URID's RBA/LRSN
+    # UORCOMMITTIMESTAMP "BIN(17) ... X'YYYYMMDDHHMMSS...'" (LLDF spec): a date and time with
+    # no zone, the z/OS system's clock
+    commit_time_zone=None,
 )

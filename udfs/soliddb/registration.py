@@ -50,4 +50,7 @@ SOLIDDB = Source(
         DbtVar("soliddb_char_codec", "utf-8", "CHAR types (latin-1 for partial Unicode)"),
         DbtVar("soliddb_wchar_codec", "utf-16-be", "W types"),
     ),
+    commit_position_digits=40,
+    commit_time_zone="UTC",  # SYS_LOG has no time column: commit_ts is null
+    raw_offset_unit="row",  # raw_offset is the row's number in the export
 )
