@@ -23,13 +23,13 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from udfs.source_declaration import SNAPSHOT_FOLDER_OTHER
+from udfs.source_declaration import SNAPSHOT_FOLDER_OTHER, SNAPSHOT_KIND, SNAPSHOT_SIDE_KIND
 
 SNAPSHOT_FOLDER = "snapshots"
 DATA_SUFFIXES = {".csv": "csv", ".parquet": "parquet"}
 SIDE_SUFFIXES = (".json", ".yaml", ".yml")
-DATA_KIND = "snapshot"
-SIDE_KIND = "snapshot_side"
+DATA_KIND = SNAPSHOT_KIND
+SIDE_KIND = SNAPSHOT_SIDE_KIND
 SIDE_KEYS = frozenset(
     {"schema", "table", "position", "taken_at", "csv_null", "encoding", "delimiter"}
 )

@@ -26,7 +26,9 @@ FileRole = Literal["data", "context", "ignored"]
 
 # Kinds of the files in any source's stream snapshots folder (udfs.snapshots reads them): a base
 # snapshot and its side file; 'ignored' for anything else there.
-SNAPSHOT_KINDS = frozenset({"snapshot", "snapshot_side"})
+SNAPSHOT_KIND = "snapshot"
+SNAPSHOT_SIDE_KIND = "snapshot_side"
+SNAPSHOT_KINDS = frozenset({SNAPSHOT_KIND, SNAPSHOT_SIDE_KIND})
 SNAPSHOT_FOLDER_OTHER = "ignored"
 
 

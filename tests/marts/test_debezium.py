@@ -19,6 +19,7 @@ from tests.marts.oracle import generator_capture
 from tests.replay import as_multiset, truth_tables
 from udfs import cli
 from udfs.debezium import CHECKPOINT_FILE, topic, transaction_topic, value
+from udfs.sources import REGISTERED
 from udfs.unavailable import DEBEZIUM_PLACEHOLDER
 
 pytestmark = pytest.mark.spark
@@ -43,6 +44,23 @@ def test_op_and_change_type_name_every_change(spark, demo):
     }
     assert expected <= combos
     assert combos <= expected | {("update", "u", "update_preimage")}
+
+
+def test_commit_positions_have_the_digits_each_source_declares(spark, demo):
+    # `--from-position` is checked against the declaration (check_position): the marts must agree
+    widths = {
+        r.source_system: (r.shortest, r.longest, r.not_hex)
+        for r in spark.sql(
+            "select source_system, min(length(commit_position)) as shortest, "
+            "max(length(commit_position)) as longest, "
+            "count_if(commit_position not rlike '^[0-9A-F]+$') as not_hex "
+            "from marts.fct_changes where commit_position is not null group by source_system"
+        ).collect()
+    }
+    assert set(widths) == {source.system for source in REGISTERED}
+    for source in REGISTERED:
+        digits = source.commit_position_digits
+        assert widths[source.system] == (digits, digits, 0), source.system
 
 
 def test_export_writes_debezium_envelopes_per_table(spark, demo, tmp_path, capsys):

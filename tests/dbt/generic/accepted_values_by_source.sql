@@ -1,8 +1,8 @@
 {#-
     Fails on every row whose `column_name` is not one of the values its source accepts:
-    `values_by_source` maps each source_system to its values (e.g. var('logmart_file_kinds'),
-    from the registry of sources, udfs/sources.py). A row of a source not in the map fails; a
-    null value passes (as in accepted_values).
+    `values_by_source` maps each source_system (the model's column of that name) to its
+    values (e.g. var('logmart_file_kinds'), from the registry of sources, udfs/sources.py). A
+    row of a source not in the map fails; a null value passes (as in accepted_values).
 -#}
 {% test accepted_values_by_source(model, column_name, values_by_source) %}
 
