@@ -200,3 +200,48 @@ def test_the_load_key_moves_with_a_snapshot_file_only(tmp_path: Path) -> None:
     assert snapshots.load_key(files) == key
     files[0].content_hash = "changed"
     assert snapshots.load_key(files) != key
+
+
+def test_the_loader_reads_each_unload_in_a_task_and_drops_a_bad_ones_rows(
+    spark, tmp_path: Path
+) -> None:
+    """load_snapshots on Spark: rows of good unloads land with their place; an unload found bad
+    halfway (line 4) is listed with its problem and none of the rows read before it."""
+    pq.write_table(pa.table({"K": pa.array([7], pa.int64())}), tmp_path / "P.parquet")
+    files = _listed(
+        tmp_path,
+        {
+            "A.csv": b"K,V\n1,x\n2,\n",
+            "A.json": b'{"schema": "S", "table": "A", "position": "0001"}',
+            "BAD.csv": b"K,V\n1,x\n2,y\n3,y,z\n4,w\n",
+            "BAD.json": b'{"table": "BAD", "position": "0001"}',
+            "P.parquet": (tmp_path / "P.parquet").read_bytes(),
+            "P.yaml": b"table: P\ntaken_at: 2024-01-01 00:00:00\n",
+            "NOSIDE.csv": b"K\n1\n",
+        },
+    )
+    spark.sql("create database if not exists snapshot_loader_test")
+    assert snapshots.load_snapshots(spark, files, "snapshot_loader_test")
+    listed = {
+        r["source_file"].rsplit("/", 1)[1]: r
+        for r in spark.table("snapshot_loader_test.snapshots").collect()
+    }
+    assert {n: (r["row_count"], r["columns"]) for n, r in listed.items()} == {
+        "A.csv": (2, ["K", "V"]), "BAD.csv": (0, []), "P.parquet": (1, ["K"]),
+        "NOSIDE.csv": (0, []),
+    }  # fmt: skip
+    assert listed["A.csv"]["problem"] is None and listed["P.parquet"]["problem"] is None
+    assert "BAD.csv line 4 has 3 fields, the header 2" in listed["BAD.csv"]["problem"]
+    assert "has no side file" in listed["NOSIDE.csv"]["problem"]
+    rows = sorted(
+        (r["source_system"], r["log_stream"], r["source_file"].rsplit("/", 1)[1],
+         r["row_number"], dict(r["row_image"]))
+        for r in spark.table("snapshot_loader_test.snapshot_rows").collect()
+    )  # fmt: skip
+    assert rows == [
+        ("db2luw", "SAMPLE", "A.csv", 1, {"K": "1", "V": "x"}),
+        ("db2luw", "SAMPLE", "A.csv", 2, {"K": "2", "V": None}),
+        ("db2luw", "SAMPLE", "P.parquet", 1, {"K": "7"}),
+    ]
+    # the same files again: nothing is read or written
+    assert not snapshots.load_snapshots(spark, files, "snapshot_loader_test")

@@ -15,7 +15,6 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import hashlib
-import io
 import json
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -167,35 +166,51 @@ def _timestamp(value: object, name: str) -> dt.datetime:
 
 
 def read_csv(path: Path, side: SideFile) -> tuple[list[str], Iterator[dict[str, str | None]]]:
-    """The header's column names and the rows of a CSV unload; a field equal to
-    ``side.csv_null`` (an empty field when it is not given) is NULL."""
+    """The header's column names and the rows of a CSV unload, read line by line; a field
+    equal to ``side.csv_null`` (an empty field when it is not given) is NULL."""
     try:
-        text = path.read_text(side.encoding)
+        handle = path.open(encoding=side.encoding, newline="")
+        reader = csv.reader(handle, delimiter=side.delimiter)
+        header = next(reader, None)
     except (OSError, UnicodeError, LookupError) as exc:
-        raise SnapshotProblem(
-            f"cannot read {path.name} as {side.encoding} text ({exc}); give the unload's "
-            'encoding in the side file ("encoding") or export it again'
-        ) from exc
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=side.delimiter)
-    header = next(reader, None)
+        raise _not_text(path, side, exc) from exc
     if not header:
+        handle.close()
         raise SnapshotProblem(f"{path.name} has no header row: unload it with column names")
     header = [column.strip() for column in header]
-    _check_columns(header, path.name)
+    try:
+        _check_columns(header, path.name)
+    except SnapshotProblem:
+        handle.close()
+        raise
     null = "" if side.csv_null is None else side.csv_null
 
     def rows() -> Iterator[dict[str, str | None]]:
-        for line, fields in enumerate(reader, start=2):
-            if not fields:
-                continue
-            if len(fields) != len(header):
-                raise SnapshotProblem(
-                    f"{path.name} line {line} has {len(fields)} fields, the header "
-                    f"{len(header)}: export the table again (quote values holding the delimiter)"
-                )
-            yield {c: (None if v == null else v) for c, v in zip(header, fields, strict=True)}
+        with handle:
+            try:
+                for fields in reader:
+                    if not fields:
+                        continue
+                    if len(fields) != len(header):
+                        raise SnapshotProblem(
+                            f"{path.name} line {reader.line_num} has {len(fields)} fields, the "
+                            f"header {len(header)}: export the table again (quote values "
+                            "holding the delimiter)"
+                        )
+                    yield {
+                        c: (None if v == null else v) for c, v in zip(header, fields, strict=True)
+                    }
+            except UnicodeError as exc:
+                raise _not_text(path, side, exc) from exc
 
     return header, rows()
+
+
+def _not_text(path: Path, side: SideFile, exc: Exception) -> SnapshotProblem:
+    return SnapshotProblem(
+        f"cannot read {path.name} as {side.encoding} text ({exc}); give the unload's "
+        'encoding in the side file ("encoding") or export it again'
+    )
 
 
 def read_parquet(path: Path) -> tuple[list[str], Iterator[dict[str, str | None]]]:
@@ -246,6 +261,7 @@ class Snapshot:
     side: SideFile | None = None
     columns: list[str] = field(default_factory=list)
     rows: list[dict[str, str | None]] = field(default_factory=list)
+    row_count: int = 0
     problem: str | None = None
 
     @property
@@ -259,12 +275,12 @@ class Snapshot:
             self.side_file, self.file_format,
             side.table_schema if side else None, side.table_name if side else None,
             side.position if side else None, side.taken_at if side else None,
-            list(self.columns), len(self.rows), self.problem,
+            list(self.columns), self.row_count, self.problem,
         )  # fmt: skip
 
 
-def read_snapshot(snapshot: Snapshot) -> Snapshot:
-    """Fill in the side file's contents, the columns and rows; or ``problem``."""
+def read_side(snapshot: Snapshot) -> Snapshot:
+    """Fill in what the side file says, or ``problem`` (no side file, or a bad one)."""
     try:
         if snapshot.side_path is None:
             stem = Path(snapshot.source_file).with_suffix("")
@@ -275,10 +291,33 @@ def read_snapshot(snapshot: Snapshot) -> Snapshot:
         snapshot.side = parse_side_file(
             snapshot.side_path.read_text("utf-8"), snapshot.side_file or ""
         )
+    except SnapshotProblem as exc:
+        snapshot.problem = str(exc)
+    except (OSError, UnicodeError) as exc:
+        snapshot.problem = f"cannot read {snapshot.side_file} ({exc}); copy it again"
+    return snapshot
+
+
+def open_unload(snapshot: Snapshot) -> tuple[list[str], Iterator[dict[str, str | None]]]:
+    """The columns and the rows (read as they are iterated) of a snapshot whose side file was
+    read; :class:`SnapshotProblem` when the unload cannot be used, now or while iterating."""
+    assert snapshot.side is not None, "read_side first"
+    try:
         if snapshot.file_format == "csv":
-            columns, rows = read_csv(snapshot.path, snapshot.side)
-        else:
-            columns, rows = read_parquet(snapshot.path)
+            return read_csv(snapshot.path, snapshot.side)
+        return read_parquet(snapshot.path)
+    except OSError as exc:
+        raise SnapshotProblem(f"cannot read {snapshot.source_file} ({exc}); copy it again") from exc
+
+
+def read_snapshot(snapshot: Snapshot) -> Snapshot:
+    """The side file, columns and rows of one snapshot, in this process (the loader reads the
+    rows in Spark tasks instead, :func:`load_snapshots`); or ``problem``."""
+    read_side(snapshot)
+    if snapshot.problem is not None:
+        return snapshot
+    try:
+        columns, rows = open_unload(snapshot)
         snapshot.rows = list(rows)
         snapshot.columns = columns
     except SnapshotProblem as exc:
@@ -287,6 +326,7 @@ def read_snapshot(snapshot: Snapshot) -> Snapshot:
     except (OSError, UnicodeError) as exc:
         snapshot.problem = f"cannot read {snapshot.source_file} ({exc}); copy it again"
         snapshot.rows = []
+    snapshot.row_count = len(snapshot.rows)
     return snapshot
 
 
@@ -325,24 +365,73 @@ def load_key(files: Iterable[Any]) -> str:
     return hashlib.sha256(json.dumps([listed, code]).encode()).hexdigest()
 
 
+# What a task reading one unload yields: its header (row_number 0), its rows (1, 2, ...), and,
+# when the unload turns out unusable, its problem (row_number -1; the rows it gave are dropped).
+_TASK_SCHEMA = (
+    "source_file string, row_number bigint, row_image map<string,string>, "
+    "columns array<string>, problem string"
+)
+HEADER_ROW, PROBLEM_ROW = 0, -1
+
+
+def unload_rows(snapshot: Snapshot) -> Iterator[tuple]:
+    """One snapshot's rows as a Spark task reads them (the shape of ``_TASK_SCHEMA``)."""
+    name = snapshot.source_file
+    try:
+        columns, rows = open_unload(snapshot)
+        yield (name, HEADER_ROW, None, columns, None)
+        for number, row in enumerate(rows, start=1):
+            yield (name, number, row, None, None)
+    except SnapshotProblem as exc:
+        yield (name, PROBLEM_ROW, None, None, str(exc))
+    except (OSError, UnicodeError) as exc:
+        yield (name, PROBLEM_ROW, None, None, f"cannot read {name} ({exc}); copy it again")
+
+
 def load_snapshots(spark: Any, files: list[Any], schema: str = "raw") -> bool:
     """Write ``<schema>.snapshots`` and ``<schema>.snapshot_rows`` from the snapshot files
     among ``files`` when they (or this module) changed since the last build; True when
-    written. A snapshot that cannot be used is listed with its ``problem`` and no rows."""
+    written. A snapshot that cannot be used is listed with its ``problem`` and no rows.
+
+    The driver reads the side files only; each unload is read by a Spark task of its own, row
+    by row, so a large table's snapshot is never held in memory (on a cluster the executors
+    read it, as they read the logs)."""
+    from pyspark import StorageLevel
+    from pyspark.sql import functions as F
+
     key = load_key(files)
     if _stored_key(spark, f"{schema}.snapshots") == key and spark.catalog.tableExists(
         f"{schema}.snapshot_rows"
     ):
         return False
     snapshots, orphans = find_snapshots(files)
-    listed, rows = [], []
-    for snapshot in snapshots:
-        read_snapshot(snapshot)
-        listed.append(snapshot.listing_row())
-        rows.extend(
-            (snapshot.source_system, snapshot.log_stream, snapshot.source_file, number, row)
-            for number, row in enumerate(snapshot.rows, start=1)
+    readable = [s for s in map(read_side, snapshots) if s.problem is None]
+    read = spark.createDataFrame(
+        spark.sparkContext.parallelize(readable, max(len(readable), 1)).flatMap(unload_rows),
+        _TASK_SCHEMA,
+    ).persist(StorageLevel.MEMORY_AND_DISK)
+    try:
+        summary = read.groupBy("source_file").agg(
+            F.max(F.when(F.col("row_number") == HEADER_ROW, F.col("columns"))).alias("columns"),
+            F.max("problem").alias("problem"),
+            F.count(F.when(F.col("row_number") > HEADER_ROW, True)).alias("row_count"),
         )
+        found = {row["source_file"]: row for row in summary.collect()}
+        for snapshot in readable:
+            row = found[snapshot.source_file]
+            snapshot.problem = row["problem"]
+            snapshot.columns = [] if row["problem"] else list(row["columns"] or [])
+            snapshot.row_count = 0 if row["problem"] else row["row_count"]
+        usable = {s.source_file: s for s in readable if s.problem is None}
+        places = spark.createDataFrame(
+            [(s.source_system, s.log_stream, s.source_file) for s in usable.values()],
+            "source_system string, log_stream string, source_file string",
+        )
+        rows = read.where(F.col("row_number") > HEADER_ROW).join(F.broadcast(places), "source_file")
+        _write(spark, f"{schema}.snapshot_rows", rows.select(*_ROW_COLUMNS), None)
+    finally:
+        read.unpersist()
+    listed = [s.listing_row() for s in snapshots]
     for side in orphans:
         problem = (
             f"side file {side.source_file} has no snapshot beside it (a .csv or .parquet "
@@ -353,14 +442,16 @@ def load_snapshots(spark: Any, files: list[Any], schema: str = "raw") -> bool:
              side.source_file, "none", None, None, None, None, [], 0, problem)
         )  # fmt: skip
     _write(spark, f"{schema}.snapshots", listed, SNAPSHOTS_SCHEMA)
-    _write(spark, f"{schema}.snapshot_rows", rows, SNAPSHOT_ROWS_SCHEMA)
     spark.sql(f"alter table {schema}.snapshots set tblproperties ('{LOAD_KEY_PROPERTY}' = '{key}')")
     return True
 
 
-def _write(spark: Any, table: str, rows: list, schema: str) -> None:
-    frame = spark.createDataFrame(rows, schema).coalesce(1)
-    frame.write.mode("overwrite").format("parquet").saveAsTable(table)
+_ROW_COLUMNS = ("source_system", "log_stream", "source_file", "row_number", "row_image")
+
+
+def _write(spark: Any, table: str, rows: Any, schema: str | None) -> None:
+    frame = rows if schema is None else spark.createDataFrame(rows, schema)
+    frame.coalesce(1).write.mode("overwrite").format("parquet").saveAsTable(table)
 
 
 def _stored_key(spark: Any, table: str) -> str | None:
