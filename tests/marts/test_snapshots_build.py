@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-SOURCES = ("soliddb", "db2luw")
+SOURCES = ("soliddb", "db2luw", "db2zos")
 
 
 @pytest.fixture(scope="module")
@@ -70,13 +70,13 @@ def test_a_time_maps_to_the_last_commit_at_or_before_it(result):
 
 @pytest.mark.parametrize("system", SOURCES)
 def test_a_truncates_undo_reinserts_rows_only_the_snapshot_knew(result, system):
-    if "truncated" not in result["snapshots"][system]:
-        pytest.skip(f"the {system} generator truncates no table this scenario can replay")
+    # every generator truncates a whole table whose rows the log showed before the truncate
+    # (solidDB's is renamed afterwards: it is found among the log's tables, not the truth's)
     snapshot = result["snapshots"][system]["truncated"]
     table = result["tables"][system]["truncated"]
     assert "31999" in table["truncate_undo"]
     assert "truncate" in table["snapshot_versions_ended_by"]
-    if snapshot["replayable"]:
+    if snapshot["replayable"] and table["in_truth"]:
         assert table["current_equals_truth"]
 
 
