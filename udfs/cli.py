@@ -15,7 +15,7 @@
     logmart changes --table SCHEMA.TABLE --from-position P --to-position Q [--net]
         [--source S] [--stream S | --capture C] [--format table|csv|json] [--warehouse DIR]
     logmart export debezium --out DIR [--source S] [--stream S | --capture C]
-        [--from-position P] [--tombstones] [--truncates emit|skip] [--db2zos-time-zone ZONE]
+        [--from-position P] [--tombstones] [--truncates emit|skip] [--<system>-time-zone ZONE]
         [--warehouse DIR]
     logmart serve [--host HOST] [--port PORT] [--warehouse DIR]
     logmart report --out FILE.html [--warehouse DIR]
@@ -614,13 +614,14 @@ def cmd_changes(args: argparse.Namespace) -> int:
 
 
 def cmd_export_debezium(args: argparse.Namespace) -> int:
-    from udfs.debezium import Selection, db2zos_time_zone, export
+    from udfs.debezium import Selection, export, wall_clock_systems, wall_clock_time_zones
 
     selection = Selection(args.source, args.stream, args.capture, args.from_position)
     selection.stream()  # --stream and --capture agree, before Spark starts
-    zone = db2zos_time_zone(args.db2zos_time_zone)
+    given = {system: getattr(args, f"{system}_time_zone") for system in wall_clock_systems()}
+    zones = wall_clock_time_zones(given)  # checked before Spark starts
     with _session(args.warehouse) as spark:
-        written = export(spark, args.out, selection, args.tombstones, args.truncates, zone)
+        written = export(spark, args.out, selection, args.tombstones, args.truncates, zones)
     if not written:
         print(f"nothing new to export: {args.out} is up to date", file=sys.stderr)
         return 0
@@ -770,6 +771,8 @@ def _add_sql_selection(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from udfs.debezium import time_zone_flag, time_zone_variable, wall_clock_systems
+
     parser = argparse.ArgumentParser(
         prog="logmart", description="SQL-first lakehouse for database change logs."
     )
@@ -931,13 +934,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="emit truncates as Debezium op 't' events (default) or skip them (Flink's "
         "debezium-json, among others, rejects 't')",
     )
-    debezium.add_argument(
-        "--db2zos-time-zone",
-        metavar="ZONE",
-        help="time zone of the z/OS clock that Log Master times are in (UTC, an IANA name such "
-        "as Europe/Berlin, or +01:00); also LOGMART_DB2ZOS_TIME_ZONE; default UTC. Db2 LUW "
-        "times are UTC in the log; solidDB logs none",
-    )
+    for system in wall_clock_systems():  # sources whose logs give times with no zone
+        debezium.add_argument(
+            time_zone_flag(system),
+            metavar="ZONE",
+            help=f"time zone of the clock that {by_system(system).display_name} times are in "
+            "(UTC, an IANA name such as Europe/Berlin, or +01:00); also "
+            f"{time_zone_variable(system)}; default UTC. The other sources' logs give UTC "
+            "times or none",
+        )
     _add_warehouse(debezium)
     debezium.set_defaults(run=cmd_export_debezium)
 

@@ -71,7 +71,7 @@ from typing import IO, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from udfs.errors import LogmartError
-from udfs.sources import by_system
+from udfs.sources import REGISTERED, by_system
 from udfs.unavailable import DEBEZIUM_PLACEHOLDER
 
 CONNECTOR_VERSION = "logmart-0.1.0"
@@ -85,8 +85,9 @@ CHECKPOINT_FORMAT = "logmart-debezium-checkpoint"
 CHECKPOINT_VERSION = 1
 TRUNCATES = ("emit", "skip")
 
-DB2ZOS_TIME_ZONE_VARIABLE = "LOGMART_DB2ZOS_TIME_ZONE"
-DEFAULT_DB2ZOS_TIME_ZONE = "UTC"
+# A source whose log holds wall-clock times with no zone (its declaration's commit_time_zone is
+# None) gets a zone setting: `--<system>-time-zone` or LOGMART_<SYSTEM>_TIME_ZONE, default UTC.
+DEFAULT_TIME_ZONE = "UTC"
 OFFSET = re.compile(r"^([+-])(\d{2}):?(\d{2})$")
 
 OPEN_FILES = 64  # topic files kept open at once while writing
@@ -185,18 +186,40 @@ def time_zone(name: str) -> dt.tzinfo:
         ) from None
 
 
-def db2zos_time_zone(setting: str | None = None) -> str:
-    """The zone Log Master's times are read in: `setting` (the CLI flag), else
-    ``LOGMART_DB2ZOS_TIME_ZONE``, else UTC; checked."""
-    name = setting or os.environ.get(DB2ZOS_TIME_ZONE_VARIABLE) or DEFAULT_DB2ZOS_TIME_ZONE
-    time_zone(name)
-    return name
+def wall_clock_systems() -> list[str]:
+    """The source systems whose logs give commit times with no zone (the z/OS clock of Log
+    Master): each has a time zone setting."""
+    return [s.system for s in REGISTERED if s.commit_time_zone is None]
 
 
-def source_time_zone(source_system: str, db2zos_zone: str = DEFAULT_DB2ZOS_TIME_ZONE) -> str:
-    """The zone a source's commit times are in: its declaration's ``commit_time_zone``, or the
-    setting when the log gives wall-clock times with no zone (Log Master)."""
-    return by_system(source_system).commit_time_zone or db2zos_zone
+def time_zone_flag(system: str) -> str:
+    return f"--{system}-time-zone"
+
+
+def time_zone_variable(system: str) -> str:
+    return f"LOGMART_{system.upper()}_TIME_ZONE"
+
+
+def wall_clock_time_zones(
+    given: Mapping[str, str | None] | None = None, environ: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """The zone each wall-clock source's times are read in: ``given[system]`` (its CLI flag),
+    else its environment variable in ``environ`` (``os.environ`` when None), else UTC;
+    checked."""
+    given, environ = given or {}, os.environ if environ is None else environ
+    zones = {}
+    for system in wall_clock_systems():
+        name = given.get(system) or environ.get(time_zone_variable(system)) or DEFAULT_TIME_ZONE
+        time_zone(name)
+        zones[system] = name
+    return zones
+
+
+def source_time_zone(source_system: str, zones: Mapping[str, str] | None = None) -> str:
+    """The zone a source's commit times are in: its declaration's ``commit_time_zone``, or its
+    setting (:func:`wall_clock_time_zones`) when the log gives wall-clock times with no zone."""
+    declared = by_system(source_system).commit_time_zone
+    return declared or (zones or {}).get(source_system) or DEFAULT_TIME_ZONE
 
 
 def epoch_ms(moment: dt.datetime | str | None, zone: dt.tzinfo = dt.UTC) -> int | None:
@@ -764,16 +787,17 @@ def export(
     selection: Selection | None = None,
     tombstones: bool = False,
     truncates: str = "emit",
-    db2zos_zone: str | None = None,
+    time_zones: Mapping[str, str | None] | None = None,
 ) -> list[Written]:
     """Export the committed changes of every selected log stream that are not in `out_dir`
     yet (after its checkpoint, or after ``selection.from_position``), in commit order, and
     keep the checkpoint. Streams the rows (toLocalIterator): they need not fit in memory.
-    Nothing new: nothing is written, the checkpoint stays as it was."""
+    Nothing new: nothing is written, the checkpoint stays as it was. ``time_zones``: the zone
+    of each wall-clock source's times by system (:func:`wall_clock_time_zones`)."""
     selection = selection or Selection()
     if truncates not in TRUNCATES:
         raise LogmartError(f"truncates must be one of {', '.join(TRUNCATES)}, not {truncates!r}")
-    zone_setting = db2zos_time_zone(db2zos_zone)
+    zones = wall_clock_time_zones(time_zones)
     if selection.from_position is not None:
         selection = Selection(
             selection.source_system,
@@ -800,7 +824,7 @@ def export(
     written: list[Written] = []
     for source_system, log_stream in chosen:
         options = Options(
-            tombstones, truncates, source_time_zone(source_system, zone_setting), exported_ms
+            tombstones, truncates, source_time_zone(source_system, zones), exported_ms
         )
         key = stream_key(source_system, log_stream)
         start = start_of(

@@ -116,7 +116,7 @@ class Source:
     commit_position_digits: int = 0
     # The time zone of the log's commit times (fct_changes.commit_ts): 'UTC' when the log holds
     # instants; None when it holds the wall-clock time of the system's clock, read in the zone
-    # the user gives (`logmart export --db2zos-time-zone`).
+    # the user gives (`logmart export debezium --<system>-time-zone`, udfs.debezium).
     commit_time_zone: str | None = "UTC"
     # What raw_offset counts in the source's files, for messages: 'offset' (bytes) or 'row'.
     raw_offset_unit: str = "offset"

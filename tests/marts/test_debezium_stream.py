@@ -28,20 +28,24 @@ from udfs.debezium import (
     StreamCheckpoint,
     TopicFiles,
     check_position,
-    db2zos_time_zone,
     epoch_ms,
     export,
     read_checkpoint,
     source_time_zone,
     stream_messages,
     time_zone,
+    time_zone_flag,
+    time_zone_variable,
     topic,
     transaction_topic,
     value,
+    wall_clock_systems,
+    wall_clock_time_zones,
     write_checkpoint,
     write_stream,
 )
 from udfs.errors import LogmartError
+from udfs.sources import REGISTERED
 
 EXPORTED = 1_700_000_000_000
 TYPES = {"ID": "INTEGER", "NAME": "VARCHAR(20)", "PRICE": "DECIMAL(5,2)"}
@@ -239,8 +243,10 @@ def test_a_float_column_holding_text_stays_text():
 
 
 def test_commit_times_are_read_in_the_source_time_zone():
-    assert source_time_zone("db2luw", "Europe/Berlin") == "UTC"  # the log's epoch seconds, UTC
-    assert source_time_zone("db2zos", "Europe/Berlin") == "Europe/Berlin"  # the setting
+    zones = {"db2zos": "Europe/Berlin", "db2luw": "Europe/Berlin"}
+    assert source_time_zone("db2luw", zones) == "UTC"  # the log's epoch seconds, UTC
+    assert source_time_zone("db2zos", zones) == "Europe/Berlin"  # the setting
+    assert source_time_zone("db2zos") == "UTC"  # no setting
     assert epoch_ms("1970-01-01 00:00:01.5") == 1500
     utc = epoch_ms("2024-03-18 09:30:00")
     assert epoch_ms("2024-03-18 09:30:00", time_zone("Europe/Berlin")) == utc - 3600_000  # CET
@@ -256,16 +262,32 @@ def test_commit_times_are_read_in_the_source_time_zone():
     assert messages(rows)[0][1].value["source"]["ts_ms"] is None  # solidDB logs no times
 
 
-def test_the_db2zos_time_zone_setting(monkeypatch):
-    monkeypatch.delenv("LOGMART_DB2ZOS_TIME_ZONE", raising=False)
-    assert db2zos_time_zone() == "UTC"
-    monkeypatch.setenv("LOGMART_DB2ZOS_TIME_ZONE", "America/New_York")
-    assert db2zos_time_zone() == "America/New_York"
-    assert db2zos_time_zone("Europe/Berlin") == "Europe/Berlin"  # the flag wins
+def test_each_wall_clock_source_has_a_time_zone_setting(monkeypatch):
+    # the sources whose logs give times with no zone, from their declarations
+    assert wall_clock_systems() == [s.system for s in REGISTERED if s.commit_time_zone is None]
+    assert wall_clock_systems() == ["db2zos"]
+    assert (time_zone_flag("db2zos"), time_zone_variable("db2zos")) == (
+        "--db2zos-time-zone", "LOGMART_DB2ZOS_TIME_ZONE",
+    )  # fmt: skip
+    assert wall_clock_time_zones(environ={}) == {"db2zos": "UTC"}
+    environ = {"LOGMART_DB2ZOS_TIME_ZONE": "America/New_York"}
+    assert wall_clock_time_zones(environ=environ) == {"db2zos": "America/New_York"}
+    given = {"db2zos": "Europe/Berlin"}  # the flag wins
+    assert wall_clock_time_zones(given, environ) == {"db2zos": "Europe/Berlin"}
+    monkeypatch.setenv("LOGMART_DB2ZOS_TIME_ZONE", "Asia/Tokyo")  # os.environ by default
+    assert wall_clock_time_zones() == {"db2zos": "Asia/Tokyo"}
     with pytest.raises(LogmartError, match=r"unknown time zone 'Mars/Base'.*Europe/Berlin"):
-        db2zos_time_zone("Mars/Base")
+        wall_clock_time_zones({"db2zos": "Mars/Base"})
     with pytest.raises(LogmartError, match="not less than 24 hours"):
         time_zone("+25:00")
+
+
+def test_every_wall_clock_source_has_its_flag_on_the_export(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["export", "debezium", "--help"])
+    text = " ".join(capsys.readouterr().out.split())  # argparse folds the help's lines
+    for system in wall_clock_systems():
+        assert time_zone_flag(system) in text and time_zone_variable(system) in text
 
 
 def test_a_bad_time_zone_fails_before_spark_starts(capsys):
