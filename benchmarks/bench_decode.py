@@ -80,6 +80,9 @@ from udfs.soliddb import functions as soliddb_functions
 from udfs.soliddb.catalog import read_catalog
 from udfs.soliddb.source import SolidDbDataSource
 
+# The paths that read the data source through Spark (the baselines, (c'), (h')) split files at
+# this size; the raw loads ((b), (c), (g), (h)) plan their ranges as `logmart build` does
+# (udfs.raw_writer.balanced_split_bytes: the same share for every core).
 SPLIT_BYTES = 64 << 20
 WARM_UP_RECORDS = 20_000
 
@@ -186,7 +189,7 @@ class RawLoad:
 
 
 def _raw_load(spark: SparkSession, raw: Path, data_source: type, folder: str, **options) -> RawLoad:
-    base = {"path": str(raw / folder), "raw_root": str(raw), "split_bytes": str(SPLIT_BYTES)}
+    base = {"path": str(raw / folder), "raw_root": str(raw)}
     return RawLoad(spark, data_source, {**base, **options})
 
 

@@ -3,6 +3,7 @@ as a Parquet table partitioned by source file, read back by Spark with the sourc
 
 from __future__ import annotations
 
+import math
 import sys
 from pathlib import Path
 
@@ -85,3 +86,54 @@ def test_a_file_loaded_again_replaces_its_partition_and_keeps_the_others(spark, 
     assert counts == {"a": 1, "b": 2}
     payload = spark.sql(f"select payload from {table} where source_file = 'a'").first()[0]
     assert payload == b"\x09"
+
+
+MB = 1 << 20
+
+
+def test_ranges_give_every_core_the_same_share():
+    from udfs.raw_writer import balanced_split_bytes
+
+    # a 164 MB file on 2 cores: two 82 MB ranges, not 64 + 64 + 36 MB (the last one alone)
+    assert balanced_split_bytes(164 * MB, 2) == 82 * MB
+    # two 243.5 MB files (487 MB) on 2 cores: each file whole, one task per core
+    assert balanced_split_bytes(487 * MB, 2) == math.ceil(487 * MB / 2)
+    # 2 GB on 2 cores: 8 ranges of 256 MB, four rounds
+    assert balanced_split_bytes(2048 * MB, 2) == 256 * MB
+    # 1 GB on 64 cores: 64 ranges of 16 MB; a small capture is not split at all
+    assert balanced_split_bytes(1024 * MB, 64) == 16 * MB
+    assert balanced_split_bytes(300 * 1024, 2) == 16 * MB
+    assert balanced_split_bytes(0, 2) == 16 * MB
+
+
+def test_a_file_is_read_in_one_range_per_core_when_no_split_is_given(spark, tmp_path, monkeypatch):
+    """The Db2 LUW data source (its reader has ``split_bytes``) without the option: the file
+    is read in balanced ranges, one task per core, and the rows are those of one whole read."""
+    from logmart_generators.db2luw import generate_benchmark
+    from udfs import raw_writer
+    from udfs.db2luw.source import Db2LuwDataSource
+
+    path = tmp_path / "db2luw" / "bench" / "S0000000.log"
+    generate_benchmark(path, 20_000, seed=1)
+    monkeypatch.setattr(raw_writer, "SPLIT_FLOOR", 64 * 1024)  # planning runs on the driver
+    options = {"path": str(tmp_path / "db2luw"), "raw_root": str(tmp_path), "records": "log"}
+    cores = spark.sparkContext.defaultParallelism
+    split = write_raw_table(spark, Db2LuwDataSource, options, "default.raw_writer_split")
+    whole = write_raw_table(
+        spark, Db2LuwDataSource, {**options, "split_bytes": str(1 << 40)},
+        "default.raw_writer_whole",
+    )  # fmt: skip
+    assert split == whole > 20_000
+    tasks = {
+        f.rsplit("/", 1)[1].split("-")[1]  # part-<task>-<uuid>.parquet
+        for f in spark.table("default.raw_writer_split").inputFiles()
+    }
+    assert len(tasks) == cores
+    columns = "raw_offset, record_type, lsn, decode_error, md5(record_bytes)"
+    assert (
+        spark.sql(
+            f"select {columns} from default.raw_writer_split except all "
+            f"select {columns} from default.raw_writer_whole"
+        ).count()
+        == 0
+    )

@@ -15,6 +15,8 @@ shared path, ``hdfs://``, ``s3://``): the same place Spark's own writer would wr
 from __future__ import annotations
 
 import hashlib
+import math
+import os
 import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -30,6 +32,12 @@ from pyspark.sql.types import StructType
 
 PARTITION_COLUMN = "source_file"
 ROW_GROUP_ROWS = 256 * 1024
+# A data source whose reader has ``split_bytes`` reads a large file as record-aligned byte
+# ranges, one task each. When the options give none, the ranges are sized so that every core
+# gets the same share (see balanced_split_bytes): at most SPLIT_CEILING bytes, at least
+# SPLIT_FLOOR (a smaller file is not worth the driver's pass over its framing).
+SPLIT_CEILING = 256 << 20
+SPLIT_FLOOR = 16 << 20
 
 
 @dataclass(frozen=True)
@@ -134,6 +142,11 @@ def write_raw_table(
     else new partitions (an existing partition of the same file is replaced). Only the
     files in ``wanted`` are kept when it is given. Returns the rows written."""
     source = data_source(dict(options))
+    if "split_bytes" not in options and hasattr(source.reader(None), "split_bytes"):
+        total = _bytes_to_read(options, wanted)
+        parallelism = spark.sparkContext.defaultParallelism
+        options = {**options, "split_bytes": str(balanced_split_bytes(total, parallelism))}
+        source = data_source(dict(options))
     spark_schema = StructType.fromDDL(source.schema())
     arrow_schema = to_arrow_schema(spark_schema)
     columns = ", ".join(
@@ -165,6 +178,33 @@ def write_raw_table(
     folders = {w.source_file: w.folder for w in written}
     _register(spark, table, folders, replace)
     return sum(w.rows for w in written)
+
+
+def balanced_split_bytes(
+    total: int, parallelism: int, ceiling: int | None = None, floor: int | None = None
+) -> int:
+    """The byte size of the ranges ``total`` bytes are read in: whole rounds of
+    ``parallelism`` ranges (a 164 MB file on 2 cores: two of 82 MB, not 64 + 64 + 36 MB, whose
+    last range runs alone), none above ``ceiling``, none below ``floor`` (default
+    :data:`SPLIT_CEILING`, :data:`SPLIT_FLOOR`)."""
+    ceiling = SPLIT_CEILING if ceiling is None else ceiling
+    floor = SPLIT_FLOOR if floor is None else floor
+    parts = max(1, math.ceil(total / ceiling))
+    parts = math.ceil(parts / max(1, parallelism)) * max(1, parallelism)
+    return max(floor, math.ceil(total / parts))
+
+
+def _bytes_to_read(options: dict[str, str], wanted: list[str] | None) -> int:
+    """The size of the files a load reads: ``wanted`` (paths under the raw root), else every
+    file under the data source's path."""
+    if wanted is not None:
+        root = options.get("raw_root") or os.path.dirname(options["path"])
+        return sum(os.path.getsize(os.path.join(root, name)) for name in wanted)
+    return sum(
+        os.path.getsize(os.path.join(folder, name))
+        for folder, _, names in os.walk(options["path"])
+        for name in names
+    )
 
 
 def _location(spark: SparkSession, table: str) -> str:
