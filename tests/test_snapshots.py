@@ -245,3 +245,14 @@ def test_the_loader_reads_each_unload_in_a_task_and_drops_a_bad_ones_rows(
     ]
     # the same files again: nothing is read or written
     assert not snapshots.load_snapshots(spark, files, "snapshot_loader_test")
+
+
+def test_a_damaged_parquet_row_group_is_a_problem(tmp_path: Path) -> None:
+    path = tmp_path / "T.parquet"
+    pq.write_table(pa.table({"K": pa.array(range(1000), pa.int64())}), path, row_group_size=500)
+    data = bytearray(path.read_bytes())
+    data[10:600] = b"\xff" * 590  # the first row group's pages (the footer stays readable)
+    path.write_bytes(bytes(data))
+    _, rows = snapshots.read_parquet(path)
+    with pytest.raises(SnapshotProblem, match=r"cannot read row group 0 of T\.parquet"):
+        list(rows)

@@ -229,7 +229,14 @@ def read_parquet(path: Path) -> tuple[list[str], Iterator[dict[str, str | None]]
 
     def rows() -> Iterator[dict[str, str | None]]:
         for group in range(parquet.num_row_groups):
-            for row in parquet.read_row_group(group).to_pylist():
+            try:
+                values = parquet.read_row_group(group).to_pylist()
+            except Exception as exc:  # pyarrow raises several kinds for a damaged row group
+                raise SnapshotProblem(
+                    f"cannot read row group {group} of {path.name} ({exc}); copy the complete "
+                    "file again"
+                ) from exc
+            for row in values:
                 yield {column: render_value(row[column]) for column in header}
 
     return header, rows()
@@ -312,20 +319,21 @@ def open_unload(snapshot: Snapshot) -> tuple[list[str], Iterator[dict[str, str |
 
 def read_snapshot(snapshot: Snapshot) -> Snapshot:
     """The side file, columns and rows of one snapshot, in this process (the loader reads the
-    rows in Spark tasks instead, :func:`load_snapshots`); or ``problem``."""
+    rows in Spark tasks instead, :func:`load_snapshots`, through the same :func:`unload_rows`);
+    or ``problem``."""
     read_side(snapshot)
     if snapshot.problem is not None:
         return snapshot
-    try:
-        columns, rows = open_unload(snapshot)
-        snapshot.rows = list(rows)
-        snapshot.columns = columns
-    except SnapshotProblem as exc:
-        snapshot.problem = str(exc)
-        snapshot.rows = []
-    except (OSError, UnicodeError) as exc:
-        snapshot.problem = f"cannot read {snapshot.source_file} ({exc}); copy it again"
-        snapshot.rows = []
+    columns, rows = [], []
+    for _, number, row, header, problem in unload_rows(snapshot):
+        if number == HEADER_ROW:
+            columns = header
+        elif number == PROBLEM_ROW:
+            snapshot.problem = problem
+        else:
+            rows.append(row)
+    if snapshot.problem is None:
+        snapshot.columns, snapshot.rows = columns, rows
     snapshot.row_count = len(snapshot.rows)
     return snapshot
 
@@ -396,8 +404,6 @@ def load_snapshots(spark: Any, files: list[Any], schema: str = "raw") -> bool:
     The driver reads the side files only; each unload is read by a Spark task of its own, row
     by row, so a large table's snapshot is never held in memory (on a cluster the executors
     read it, as they read the logs)."""
-    from pyspark import StorageLevel
-    from pyspark.sql import functions as F
 
     key = load_key(files)
     if _stored_key(spark, f"{schema}.snapshots") == key and spark.catalog.tableExists(
@@ -406,8 +412,34 @@ def load_snapshots(spark: Any, files: list[Any], schema: str = "raw") -> bool:
         return False
     snapshots, orphans = find_snapshots(files)
     readable = [s for s in map(read_side, snapshots) if s.problem is None]
+    if readable:
+        _read_unloads(spark, readable, f"{schema}.snapshot_rows")
+    else:
+        _write(spark, f"{schema}.snapshot_rows", [], SNAPSHOT_ROWS_SCHEMA)
+    listed = [s.listing_row() for s in snapshots]
+    for side in orphans:
+        problem = (
+            f"side file {side.source_file} has no snapshot beside it (a .csv or .parquet "
+            "file of the same name): copy the unload in or remove the side file"
+        )
+        listed.append(
+            (side.source_system, side.log_stream, side.capture, side.source_file,
+             side.source_file, "none", None, None, None, None, [], 0, problem)
+        )  # fmt: skip
+    _write(spark, f"{schema}.snapshots", listed, SNAPSHOTS_SCHEMA)
+    spark.sql(f"alter table {schema}.snapshots set tblproperties ('{LOAD_KEY_PROPERTY}' = '{key}')")
+    return True
+
+
+def _read_unloads(spark: Any, readable: list[Snapshot], table: str) -> None:
+    """Read ``readable`` snapshots' unloads in Spark tasks (one each) into ``table``; fill in
+    each one's columns and row count, or the problem found while reading it (its rows are
+    then left out)."""
+    from pyspark import StorageLevel
+    from pyspark.sql import functions as F
+
     read = spark.createDataFrame(
-        spark.sparkContext.parallelize(readable, max(len(readable), 1)).flatMap(unload_rows),
+        spark.sparkContext.parallelize(readable, len(readable)).flatMap(unload_rows),
         _TASK_SCHEMA,
     ).persist(StorageLevel.MEMORY_AND_DISK)
     try:
@@ -422,28 +454,14 @@ def load_snapshots(spark: Any, files: list[Any], schema: str = "raw") -> bool:
             snapshot.problem = row["problem"]
             snapshot.columns = [] if row["problem"] else list(row["columns"] or [])
             snapshot.row_count = 0 if row["problem"] else row["row_count"]
-        usable = {s.source_file: s for s in readable if s.problem is None}
         places = spark.createDataFrame(
-            [(s.source_system, s.log_stream, s.source_file) for s in usable.values()],
+            [(s.source_system, s.log_stream, s.source_file) for s in readable if s.problem is None],
             "source_system string, log_stream string, source_file string",
         )
         rows = read.where(F.col("row_number") > HEADER_ROW).join(F.broadcast(places), "source_file")
-        _write(spark, f"{schema}.snapshot_rows", rows.select(*_ROW_COLUMNS), None)
+        _write(spark, table, rows.select(*_ROW_COLUMNS), None)
     finally:
         read.unpersist()
-    listed = [s.listing_row() for s in snapshots]
-    for side in orphans:
-        problem = (
-            f"side file {side.source_file} has no snapshot beside it (a .csv or .parquet "
-            "file of the same name): copy the unload in or remove the side file"
-        )
-        listed.append(
-            (side.source_system, side.log_stream, side.capture, side.source_file,
-             side.source_file, "none", None, None, None, None, [], 0, problem)
-        )  # fmt: skip
-    _write(spark, f"{schema}.snapshots", listed, SNAPSHOTS_SCHEMA)
-    spark.sql(f"alter table {schema}.snapshots set tblproperties ('{LOAD_KEY_PROPERTY}' = '{key}')")
-    return True
 
 
 _ROW_COLUMNS = ("source_system", "log_stream", "source_file", "row_number", "row_image")
