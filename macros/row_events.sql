@@ -1,6 +1,7 @@
 {#-
     The columns of a change's row event in fct_row_history (events), from `epochs`: what a
     base snapshot's row (docs/snapshots.md) also has, so both union into one event stream.
+    Narrow on purpose: the images and column maps join back once, after the windows.
     `opens_from_start`: the version it opens was there from the start (a snapshot's row
     taken before the log's first commit); never for a change.
 -#}
@@ -11,14 +12,32 @@
     table_schema,
     table_name,
     epoch,
-    key_columns,
-    column_types,
     change_id,
     commit_position,
     commit_ts,
     change_order,
     operation,
     false as opens_from_start
+{%- endmacro %}
+
+{#-
+    Whether a row image holds every key column of its table (fct_row_history then knows the
+    row by its key values; else by a hash of the whole image).
+-#}
+{% macro image_has_key(image, key_columns) -%}
+    (size({{ key_columns }}) > 0 and forall({{ key_columns }}, k -> map_contains_key({{ image }}, k)))
+{%- endmacro %}
+
+{#-
+    fct_row_history's row_key of a row image: its key values as JSON, else a hash of the whole
+    image (udfs/typed.py row_key_sql says the same for one table).
+-#}
+{% macro image_row_key(image, key_columns) -%}
+    if(
+        {{ image_has_key(image, key_columns) }},
+        to_json(transform({{ key_columns }}, k -> {{ image }}[k])),
+        sha2(to_json(array_sort(map_entries({{ image }}))), 256)
+    )
 {%- endmacro %}
 
 {#-

@@ -24,6 +24,10 @@
 -- 'snapshot'; from the start when it was taken before the log's first commit), the table's
 -- changes committed at or before that position are left out (the snapshot holds their
 -- effect), the later ones apply on top.
+-- The per-row windows run on narrow rows (keys, positions, the row key of each image); the
+-- images and the other wide columns are joined back once, at the end, by change: carried
+-- through the windows' shuffles and sorts they cost most of a large build
+-- (docs/performance.md).
 with
 
 base_snapshots as (
@@ -31,8 +35,48 @@ base_snapshots as (
     where snapshot_status = 'base'
 ),
 
+partition_truncate_tables as (
+    -- the tables a partition-level truncate cuts: only their events carry the image through
+    -- the windows, to compare with the truncate's key range
+    select distinct
+        source_system,
+        log_stream,
+        table_schema,
+        table_name
+    from {{ ref('fct_changes') }}
+    where
+        operation = 'truncate'
+        and truncate_scope = 'partition'
+        and disposition = 'committed'
+),
+
 committed_changes as (
-    select changes.*
+    select /*+ broadcast(base_snapshots, cut_tables) */
+        changes.change_id,
+        changes.source_system,
+        changes.log_stream,
+        changes.capture,
+        changes.table_schema,
+        changes.table_name,
+        changes.commit_position,
+        changes.commit_ts,
+        changes.transaction_id,
+        changes.change_seq,
+        changes.operation,
+        changes.change_kind,
+        changes.truncate_scope,
+        changes.partition_key_columns,
+        changes.partition_low_key,
+        changes.partition_high_key,
+        changes.before_image is not null as has_before_image,
+        changes.after_image is not null as has_after_image,
+        {{ image_has_key('changes.before_image', 'changes.key_columns') }} as before_has_key,
+        {{ image_row_key('changes.before_image', 'changes.key_columns') }} as before_row_key,
+        {{ image_has_key('changes.after_image', 'changes.key_columns') }} as after_has_key,
+        {{ image_row_key('changes.after_image', 'changes.key_columns') }} as after_row_key,
+        if(cut_tables.table_name is null, null, changes.before_image) as before_range_image,
+        if(cut_tables.table_name is null, null, changes.after_image) as after_range_image,
+        if(cut_tables.table_name is null, null, changes.column_types) as range_column_types
     from {{ ref('fct_changes') }} as changes
     left anti join base_snapshots
         on
@@ -41,16 +85,20 @@ committed_changes as (
             and changes.table_schema <=> base_snapshots.table_schema
             and changes.table_name = base_snapshots.table_name
             and changes.commit_position <= base_snapshots.snapshot_position
+    left join partition_truncate_tables as cut_tables
+        on
+            changes.source_system = cut_tables.source_system
+            and changes.log_stream = cut_tables.log_stream
+            and changes.table_schema <=> cut_tables.table_schema
+            and changes.table_name = cut_tables.table_name
     where changes.disposition = 'committed'
 ),
 
-change_orders as (
+epochs as (
     -- each change's place in its table's commit order, and the truncates so far (this change
-    -- included): rows live in the epoch between two truncates. Windows over a whole table,
-    -- so on the few columns they need (the images stay out of the sort: a table of millions
-    -- of changes does not fit in a task's memory with them).
+    -- included): rows live in the epoch between two truncates
     select
-        change_id,
+        *,
         row_number() over table_order as change_order,
         sum(if(operation = 'truncate' and truncate_scope = 'table', 1, 0))
             over table_order as epoch
@@ -60,16 +108,6 @@ change_orders as (
         order by commit_position, transaction_id, change_seq
         rows between unbounded preceding and current row
     )
-),
-
-epochs as (
-    select
-        committed_changes.*,
-        change_orders.change_order,
-        change_orders.epoch
-    from committed_changes
-    inner join change_orders
-        on committed_changes.change_id = change_orders.change_id
 ),
 
 truncates as (
@@ -106,102 +144,116 @@ partition_truncates as (
     where operation = 'truncate' and truncate_scope = 'partition'
 ),
 
-events as (
-    -- a row leaves (the before image of an update or delete), then arrives (the after image
-    -- of an insert or update); an update whose before image is not in the log replaces
-    -- the row with the same key
-    select
-        {{ row_event_columns() }},
-        -1 as copy_delta,
-        0 as event_step,
-        before_image as row_image,
-        coalesce(before_unavailable, map()) as row_unavailable
-    from epochs
-    where operation in ('update', 'delete') and before_image is not null
-    union all
-    select
-        {{ row_event_columns() }},
-        -1 as copy_delta,
-        0 as event_step,
-        after_image as row_image,
-        coalesce(after_unavailable, map()) as row_unavailable
-    from epochs
-    where
-        change_kind = 'update_after_only'
-        and size(key_columns) > 0
-        and forall(key_columns, k -> map_contains_key(after_image, k))
-    union all
-    select
-        {{ row_event_columns() }},
-        1 as copy_delta,
-        1 as event_step,
-        after_image as row_image,
-        coalesce(after_unavailable, map()) as row_unavailable
-    from epochs
-    where operation in ('insert', 'update') and after_image is not null
-    union all
-    -- a base snapshot's rows arrive before every change left after it (change_order 0);
-    -- a snapshot's columns the log would know but it lacks are not in its images
+snapshot_images as (
+    -- a base snapshot's rows, as the log would show them; a snapshot's columns the log would
+    -- know but it lacks are not in its images
     select
         base_snapshots.source_system,
         base_snapshots.log_stream,
         base_snapshots.capture,
         base_snapshots.table_schema,
         base_snapshots.table_name,
-        0 as epoch,
         base_snapshots.key_columns,
         base_snapshots.column_types,
+        base_snapshots.snapshot_position,
+        base_snapshots.snapshot_ts,
         concat('snapshot:', snapshot_rows.source_file, '#', snapshot_rows.row_number)
             as change_id,
-        base_snapshots.snapshot_position as commit_position,
-        base_snapshots.snapshot_ts as commit_ts,
-        0 as change_order,
-        'snapshot' as operation,  -- noqa: RF04
-        base_snapshots.snapshot_position is null as opens_from_start,
-        1 as copy_delta,
-        1 as event_step,
         {{ snapshot_image(
             'snapshot_rows.row_image',
             'base_snapshots.column_types',
             'base_snapshots.source_system',
             'base_snapshots.file_format'
-        ) }} as row_image,
-        cast(map() as map<string,string>) as row_unavailable  -- noqa: LT01
+        ) }} as row_image
     from base_snapshots
     inner join {{ ref('stg_logmart__snapshot_rows') }} as snapshot_rows
         on base_snapshots.source_file = snapshot_rows.source_file
 ),
 
-identified as (
+events as (
+    -- a row leaves (the before image of an update or delete), then arrives (the after image
+    -- of an insert or update); an update whose before image is not in the log replaces
+    -- the row with the same key. `image_side` says which image holds the row's values.
     select
-        *,
-        size(key_columns) > 0
-        and forall(key_columns, k -> map_contains_key(row_image, k)) as has_key
-    from events
-),
-
-keyed as (
+        {{ row_event_columns() }},
+        -1 as copy_delta,
+        0 as event_step,
+        'before' as image_side,
+        before_has_key as has_key,
+        before_row_key as row_key,
+        before_range_image as range_image,
+        range_column_types
+    from epochs
+    where operation in ('update', 'delete') and has_before_image
+    union all
     select
-        *,
-        if(
-            has_key,
-            to_json(transform(key_columns, k -> row_image[k])),
-            sha2(to_json(array_sort(map_entries(row_image))), 256)
-        ) as row_key,
-        if(has_key, 'key', 'row_hash') as row_key_kind
-    from identified
+        {{ row_event_columns() }},
+        -1 as copy_delta,
+        0 as event_step,
+        'after' as image_side,
+        after_has_key as has_key,
+        after_row_key as row_key,
+        after_range_image as range_image,
+        range_column_types
+    from epochs
+    where change_kind = 'update_after_only' and after_has_key
+    union all
+    select
+        {{ row_event_columns() }},
+        1 as copy_delta,
+        1 as event_step,
+        'after' as image_side,
+        after_has_key as has_key,
+        after_row_key as row_key,
+        after_range_image as range_image,
+        range_column_types
+    from epochs
+    where operation in ('insert', 'update') and has_after_image
+    union all
+    -- a base snapshot's rows arrive before every change left after it (change_order 0)
+    select /*+ broadcast(cut_tables) */
+        snapshot_images.source_system,
+        snapshot_images.log_stream,
+        snapshot_images.capture,
+        snapshot_images.table_schema,
+        snapshot_images.table_name,
+        0 as epoch,
+        snapshot_images.change_id,
+        snapshot_images.snapshot_position as commit_position,
+        snapshot_images.snapshot_ts as commit_ts,
+        0 as change_order,
+        'snapshot' as operation,  -- noqa: RF04
+        snapshot_images.snapshot_position is null as opens_from_start,
+        1 as copy_delta,
+        1 as event_step,
+        'snapshot' as image_side,
+        {{ image_has_key('snapshot_images.row_image', 'snapshot_images.key_columns') }}
+            as has_key,
+        {{ image_row_key('snapshot_images.row_image', 'snapshot_images.key_columns') }}
+            as row_key,
+        if(cut_tables.table_name is null, null, snapshot_images.row_image) as range_image,
+        if(cut_tables.table_name is null, null, snapshot_images.column_types)
+            as range_column_types
+    from snapshot_images
+    left join partition_truncate_tables as cut_tables
+        on
+            snapshot_images.source_system = cut_tables.source_system
+            and snapshot_images.log_stream = cut_tables.log_stream
+            and snapshot_images.table_schema <=> cut_tables.table_schema
+            and snapshot_images.table_name = cut_tables.table_name
 ),
 
 counted as (
     -- copies of the row there after each event (identical keyless rows can be several)
     select
         *,
+        if(has_key, 'key', 'row_hash') as row_key_kind,
         sum(copy_delta) over (
             partition by source_system, log_stream, table_schema, table_name, row_key, epoch
             order by change_order, event_step
             rows between unbounded preceding and current row
         ) as live_after
-    from keyed
+    from events
 ),
 
 numbered as (
@@ -253,11 +305,11 @@ versions as (
         epoch,
         row_key,
         row_key_kind,
-        key_columns,
         occurrence,
-        row_image,
-        row_unavailable as unavailable,
-        column_types,
+        change_id as image_change_id,
+        image_side,
+        range_image,
+        range_column_types,
         change_id as version_id,
         operation as opened_by,
         if(opens_from_start, null, change_id) as valid_from_change_id,
@@ -282,11 +334,11 @@ versions as (
         epoch,
         row_key,
         row_key_kind,
-        key_columns,
         occurrence,
-        row_image,
-        row_unavailable as unavailable,
-        column_types,
+        change_id as image_change_id,
+        image_side,
+        range_image,
+        range_column_types,
         concat('before-log:', change_id) as version_id,
         cast(null as string) as opened_by,
         null as valid_from_change_id,
@@ -302,17 +354,13 @@ versions as (
     where copy_delta = -1 and previous_delta is null
 ),
 
-identified_versions as (
-    select * from versions
-),
-
 partition_cuts as (
     -- the first partition-level truncate after a version opened (and before its own next
     -- event) whose key range holds the version's key
-    select
-        identified_versions.version_id,
-        identified_versions.row_key,
-        identified_versions.occurrence,
+    select /*+ broadcast(partition_truncates) */
+        versions.version_id,
+        versions.row_key,
+        versions.occurrence,
         min_by(
             named_struct(
                 'change_id', partition_truncates.change_id,
@@ -321,34 +369,34 @@ partition_cuts as (
             ),
             partition_truncates.change_order
         ) as cut
-    from identified_versions
+    from versions
     inner join partition_truncates
         on
-            identified_versions.source_system = partition_truncates.source_system
-            and identified_versions.log_stream = partition_truncates.log_stream
-            and identified_versions.table_schema <=> partition_truncates.table_schema
-            and identified_versions.table_name = partition_truncates.table_name
-            and identified_versions.epoch = partition_truncates.epoch
-            and identified_versions.valid_from_order < partition_truncates.change_order
+            versions.source_system = partition_truncates.source_system
+            and versions.log_stream = partition_truncates.log_stream
+            and versions.table_schema <=> partition_truncates.table_schema
+            and versions.table_name = partition_truncates.table_name
+            and versions.epoch = partition_truncates.epoch
+            and versions.valid_from_order < partition_truncates.change_order
             and (
-                identified_versions.next_change_order is null
-                or identified_versions.next_change_order > partition_truncates.change_order
+                versions.next_change_order is null
+                or versions.next_change_order > partition_truncates.change_order
             )
             and {{ in_partition_range(
-                'identified_versions.row_image',
-                'identified_versions.column_types',
+                'versions.range_image',
+                'versions.range_column_types',
                 'partition_truncates.partition_key_columns',
                 'partition_truncates.partition_low_key',
                 'partition_truncates.partition_high_key'
             ) }}
     group by
-        identified_versions.version_id,
-        identified_versions.row_key,
-        identified_versions.occurrence
+        versions.version_id,
+        versions.row_key,
+        versions.occurrence
 ),
 
 closed as (
-    select
+    select /*+ broadcast(truncates) */
         versions.version_id,
         versions.source_system,
         versions.log_stream,
@@ -357,11 +405,9 @@ closed as (
         versions.table_name,
         versions.row_key,
         versions.row_key_kind,
-        versions.key_columns,
         versions.occurrence,
-        versions.row_image,
-        versions.unavailable,
-        versions.column_types,
+        versions.image_change_id,
+        versions.image_side,
         versions.opened_by,
         versions.valid_from_position,
         versions.valid_from_ts,
@@ -384,7 +430,7 @@ closed as (
             when versions.next_change_id is not null then versions.next_operation
             when truncates.change_id is not null then 'truncate'
         end as ended_by
-    from identified_versions as versions
+    from versions
     left join partition_cuts
         on
             versions.version_id = partition_cuts.version_id
@@ -397,9 +443,77 @@ closed as (
             and versions.table_schema <=> truncates.table_schema
             and versions.table_name = truncates.table_name
             and versions.epoch = truncates.ended_epoch
+),
+
+change_images as (
+    select
+        change_id,
+        key_columns,
+        column_types,
+        before_image,
+        after_image,
+        before_unavailable,
+        after_unavailable
+    from {{ ref('fct_changes') }}
+    where disposition = 'committed'
+),
+
+imaged as (
+    -- the wide columns, joined back once: a change's image (and what it lacks) ...
+    select
+        closed.*,
+        change_images.key_columns,
+        if(
+            closed.image_side = 'before', change_images.before_image, change_images.after_image
+        ) as row_image,
+        coalesce(
+            if(
+                closed.image_side = 'before',
+                change_images.before_unavailable,
+                change_images.after_unavailable
+            ),
+            map()
+        ) as unavailable,
+        change_images.column_types
+    from closed
+    inner join change_images
+        on closed.image_change_id = change_images.change_id
+    where closed.image_side != 'snapshot'
+    union all
+    -- ... or a snapshot's row
+    select
+        closed.*,
+        snapshot_images.key_columns,
+        snapshot_images.row_image,
+        cast(map() as map<string,string>) as unavailable,  -- noqa: LT01
+        snapshot_images.column_types
+    from closed
+    inner join snapshot_images
+        on closed.image_change_id = snapshot_images.change_id
+    where closed.image_side = 'snapshot'
 )
 
 select
-    *,
+    version_id,
+    source_system,
+    log_stream,
+    capture,
+    table_schema,
+    table_name,
+    row_key,
+    row_key_kind,
+    key_columns,
+    occurrence,
+    row_image,
+    unavailable,
+    column_types,
+    opened_by,
+    valid_from_position,
+    valid_from_ts,
+    valid_from_change_id,
+    valid_to_position,
+    valid_to_ts,
+    valid_to_change_id,
+    ended_by,
     valid_to_change_id is null as is_current
-from closed
+from imaged
