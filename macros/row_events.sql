@@ -97,3 +97,22 @@
         {{ image }}
     )
 {%- endmacro %}
+
+{#-
+    fct_row_history's table order: a change's place in its table's commit order
+    (`change_order`) and the table-level truncates so far, this change included (`epoch`);
+    over `window {{ table_order_window() }}`.
+-#}
+{% macro table_change_order() -%}
+    row_number() over table_order as change_order,
+    sum(if(operation = 'truncate' and truncate_scope = 'table', 1, 0))
+        over table_order as epoch
+{%- endmacro %}
+
+{% macro table_order_window() -%}
+    table_order as (
+        partition by source_system, log_stream, table_schema, table_name
+        order by commit_position, transaction_id, change_seq
+        rows between unbounded preceding and current row
+    )
+{%- endmacro %}

@@ -24,10 +24,11 @@
 -- 'snapshot'; from the start when it was taken before the log's first commit), the table's
 -- changes committed at or before that position are left out (the snapshot holds their
 -- effect), the later ones apply on top.
--- The per-row windows run on narrow rows (keys, positions, the row key of each image); the
--- images and the other wide columns are joined back once, at the end, by change: carried
--- through the windows' shuffles and sorts they cost most of a large build
--- (docs/performance.md).
+-- How it runs (docs/performance.md): the per-row windows run on narrow rows (keys, positions,
+-- the row key of each image); the images and the other wide columns are joined back once, at
+-- the end, by change. A CTE that two others read is computed twice, so every step with a
+-- window is read once (one generator makes a change's events, one pass its versions, a
+-- broadcast join its partition cuts); the truncates are ordered on their own.
 with
 
 base_snapshots as (
@@ -99,34 +100,37 @@ epochs as (
     -- included): rows live in the epoch between two truncates
     select
         *,
-        row_number() over table_order as change_order,
-        sum(if(operation = 'truncate' and truncate_scope = 'table', 1, 0))
-            over table_order as epoch
+        {{ table_change_order() }}
     from committed_changes
-    window table_order as (
-        partition by source_system, log_stream, table_schema, table_name
-        order by commit_position, transaction_id, change_seq
-        rows between unbounded preceding and current row
-    )
+    window {{ table_order_window() }}
 ),
 
 truncates as (
-    -- a truncate ends the epoch before it
+    -- a truncate ends the epoch before it (its epoch counts the table truncates up to it,
+    -- so it can be counted among the truncates alone)
     select
         source_system,
         log_stream,
         table_schema,
         table_name,
-        epoch - 1 as ended_epoch,
+        ended_epoch,
         change_id,
         commit_position,
         commit_ts
-    from epochs
-    where operation = 'truncate' and truncate_scope = 'table'
+    from (
+        select
+            *,
+            sum(if(truncate_scope = 'table', 1, 0)) over table_order - 1 as ended_epoch
+        from committed_changes
+        where operation = 'truncate'
+        window {{ table_order_window() }}
+    )
+    where truncate_scope = 'table'
 ),
 
 partition_truncates as (
-    -- a partition-level truncate ends, inside its epoch, the versions in its key range
+    -- a partition-level truncate ends, inside its epoch, the versions in its key range; its
+    -- place in the table's order is counted over the (few) tables such truncates cut
     select
         source_system,
         log_stream,
@@ -140,7 +144,19 @@ partition_truncates as (
         partition_key_columns,
         partition_low_key,
         partition_high_key
-    from epochs
+    from (
+        select /*+ broadcast(cut_tables) */
+            committed_changes.*,
+            {{ table_change_order() }}
+        from committed_changes
+        left semi join partition_truncate_tables as cut_tables
+            on
+                committed_changes.source_system = cut_tables.source_system
+                and committed_changes.log_stream = cut_tables.log_stream
+                and committed_changes.table_schema <=> cut_tables.table_schema
+                and committed_changes.table_name = cut_tables.table_name
+        window {{ table_order_window() }}
+    )
     where operation = 'truncate' and truncate_scope = 'partition'
 ),
 
@@ -176,39 +192,37 @@ events as (
     -- the row with the same key. `image_side` says which image holds the row's values.
     select
         {{ row_event_columns() }},
-        -1 as copy_delta,
-        0 as event_step,
-        'before' as image_side,
-        before_has_key as has_key,
-        before_row_key as row_key,
-        before_range_image as range_image,
-        range_column_types
+        change_events.*
     from epochs
-    where operation in ('update', 'delete') and has_before_image
-    union all
-    select
-        {{ row_event_columns() }},
-        -1 as copy_delta,
-        0 as event_step,
-        'after' as image_side,
-        after_has_key as has_key,
-        after_row_key as row_key,
-        after_range_image as range_image,
-        range_column_types
-    from epochs
-    where change_kind = 'update_after_only' and after_has_key
-    union all
-    select
-        {{ row_event_columns() }},
-        1 as copy_delta,
-        1 as event_step,
-        'after' as image_side,
-        after_has_key as has_key,
-        after_row_key as row_key,
-        after_range_image as range_image,
-        range_column_types
-    from epochs
-    where operation in ('insert', 'update') and has_after_image
+        lateral view inline(filter(array(
+            if(
+                operation in ('update', 'delete') and has_before_image,
+                named_struct(
+                    'copy_delta', -1, 'event_step', 0, 'image_side', 'before',
+                    'has_key', before_has_key, 'row_key', before_row_key,
+                    'range_image', before_range_image, 'range_column_types', range_column_types
+                ),
+                null
+            ),
+            if(
+                change_kind = 'update_after_only' and after_has_key,
+                named_struct(
+                    'copy_delta', -1, 'event_step', 0, 'image_side', 'after',
+                    'has_key', after_has_key, 'row_key', after_row_key,
+                    'range_image', after_range_image, 'range_column_types', range_column_types
+                ),
+                null
+            ),
+            if(
+                operation in ('insert', 'update') and has_after_image,
+                named_struct(
+                    'copy_delta', 1, 'event_step', 1, 'image_side', 'after',
+                    'has_key', after_has_key, 'row_key', after_row_key,
+                    'range_image', after_range_image, 'range_column_types', range_column_types
+                ),
+                null
+            )
+        ), event -> event is not null)) change_events
     union all
     -- a base snapshot's rows arrive before every change left after it (change_order 0)
     select /*+ broadcast(cut_tables) */
@@ -295,7 +309,7 @@ sequenced as (
 ),
 
 versions as (
-    -- opened in the log
+    -- opened in the log (copy_delta 1), or there before the log began: first seen leaving
     select
         source_system,
         log_stream,
@@ -310,67 +324,32 @@ versions as (
         image_side,
         range_image,
         range_column_types,
-        change_id as version_id,
-        operation as opened_by,
-        if(opens_from_start, null, change_id) as valid_from_change_id,
-        commit_position as valid_from_position,
-        commit_ts as valid_from_ts,
-        change_order as valid_from_order,
-        next_change_id,
-        next_commit_position,
-        next_commit_ts,
-        next_operation,
-        next_change_order
+        if(copy_delta = 1, change_id, concat('before-log:', change_id)) as version_id,
+        if(copy_delta = 1, operation, null) as opened_by,
+        if(copy_delta = 1 and not opens_from_start, change_id, null) as valid_from_change_id,
+        if(copy_delta = 1, commit_position, null) as valid_from_position,
+        if(copy_delta = 1, commit_ts, null) as valid_from_ts,
+        if(copy_delta = 1, change_order, 0) as valid_from_order,
+        if(copy_delta = 1, next_change_id, change_id) as next_change_id,
+        if(copy_delta = 1, next_commit_position, commit_position) as next_commit_position,
+        if(copy_delta = 1, next_commit_ts, commit_ts) as next_commit_ts,
+        if(copy_delta = 1, next_operation, operation) as next_operation,
+        if(copy_delta = 1, next_change_order, change_order) as next_change_order
     from sequenced
-    where copy_delta = 1
-    union all
-    -- there before the log began: first seen leaving
-    select
-        source_system,
-        log_stream,
-        capture,
-        table_schema,
-        table_name,
-        epoch,
-        row_key,
-        row_key_kind,
-        occurrence,
-        change_id as image_change_id,
-        image_side,
-        range_image,
-        range_column_types,
-        concat('before-log:', change_id) as version_id,
-        cast(null as string) as opened_by,
-        null as valid_from_change_id,
-        null as valid_from_position,
-        null as valid_from_ts,
-        0 as valid_from_order,
-        change_id as next_change_id,
-        commit_position as next_commit_position,
-        commit_ts as next_commit_ts,
-        operation as next_operation,
-        change_order as next_change_order
-    from sequenced
-    where copy_delta = -1 and previous_delta is null
+    where copy_delta = 1 or previous_delta is null
 ),
 
-partition_cuts as (
-    -- the first partition-level truncate after a version opened (and before its own next
-    -- event) whose key range holds the version's key
+cut_candidates as (
+    -- each version with the partition-level truncates after it opened (and before its own
+    -- next event) whose key range holds its key: none for most
     select /*+ broadcast(partition_truncates) */
-        versions.version_id,
-        versions.row_key,
-        versions.occurrence,
-        min_by(
-            named_struct(
-                'change_id', partition_truncates.change_id,
-                'commit_position', partition_truncates.commit_position,
-                'commit_ts', partition_truncates.commit_ts
-            ),
-            partition_truncates.change_order
-        ) as cut
+        versions.*,
+        partition_truncates.change_id as cut_change_id,
+        partition_truncates.commit_position as cut_position,
+        partition_truncates.commit_ts as cut_ts,
+        partition_truncates.change_order as cut_order
     from versions
-    inner join partition_truncates
+    left join partition_truncates
         on
             versions.source_system = partition_truncates.source_system
             and versions.log_stream = partition_truncates.log_stream
@@ -389,10 +368,19 @@ partition_cuts as (
                 'partition_truncates.partition_low_key',
                 'partition_truncates.partition_high_key'
             ) }}
-    group by
-        versions.version_id,
-        versions.row_key,
-        versions.occurrence
+),
+
+first_cuts as (
+    -- the first of them (partitioned as the windows above, so no new shuffle)
+    select
+        *,
+        row_number() over (
+            partition by
+                source_system, log_stream, table_schema, table_name, row_key, epoch, occurrence,
+                version_id
+            order by cut_order
+        ) as cut_rank
+    from cut_candidates
 ),
 
 closed as (
@@ -413,29 +401,24 @@ closed as (
         versions.valid_from_ts,
         versions.valid_from_change_id,
         case
-            when partition_cuts.cut is not null then partition_cuts.cut.commit_position
+            when versions.cut_change_id is not null then versions.cut_position
             when versions.next_change_id is not null then versions.next_commit_position
             else truncates.commit_position
         end as valid_to_position,
         case
-            when partition_cuts.cut is not null then partition_cuts.cut.commit_ts
+            when versions.cut_change_id is not null then versions.cut_ts
             when versions.next_change_id is not null then versions.next_commit_ts
             else truncates.commit_ts
         end as valid_to_ts,
         coalesce(
-            partition_cuts.cut.change_id, versions.next_change_id, truncates.change_id
+            versions.cut_change_id, versions.next_change_id, truncates.change_id
         ) as valid_to_change_id,
         case
-            when partition_cuts.cut is not null then 'truncate'
+            when versions.cut_change_id is not null then 'truncate'
             when versions.next_change_id is not null then versions.next_operation
             when truncates.change_id is not null then 'truncate'
         end as ended_by
-    from versions
-    left join partition_cuts
-        on
-            versions.version_id = partition_cuts.version_id
-            and versions.row_key = partition_cuts.row_key
-            and versions.occurrence = partition_cuts.occurrence
+    from first_cuts as versions
     left join truncates
         on
             versions.source_system = truncates.source_system
@@ -443,9 +426,11 @@ closed as (
             and versions.table_schema <=> truncates.table_schema
             and versions.table_name = truncates.table_name
             and versions.epoch = truncates.ended_epoch
+    where versions.cut_rank = 1
 ),
 
-change_images as (
+images as (
+    -- the wide columns by change: a change's images (and what they lack), a snapshot row's
     select
         change_id,
         key_columns,
@@ -456,41 +441,34 @@ change_images as (
         after_unavailable
     from {{ ref('fct_changes') }}
     where disposition = 'committed'
+    union all
+    select
+        change_id,
+        key_columns,
+        column_types,
+        null as before_image,
+        row_image as after_image,
+        null as before_unavailable,
+        null as after_unavailable
+    from snapshot_images
 ),
 
 imaged as (
-    -- the wide columns, joined back once: a change's image (and what it lacks) ...
+    -- joined back once
     select
         closed.*,
-        change_images.key_columns,
-        if(
-            closed.image_side = 'before', change_images.before_image, change_images.after_image
-        ) as row_image,
+        images.key_columns,
+        if(closed.image_side = 'before', images.before_image, images.after_image) as row_image,
         coalesce(
             if(
-                closed.image_side = 'before',
-                change_images.before_unavailable,
-                change_images.after_unavailable
+                closed.image_side = 'before', images.before_unavailable, images.after_unavailable
             ),
-            map()
+            cast(map() as map<string,string>)  -- noqa: LT01
         ) as unavailable,
-        change_images.column_types
+        images.column_types
     from closed
-    inner join change_images
-        on closed.image_change_id = change_images.change_id
-    where closed.image_side != 'snapshot'
-    union all
-    -- ... or a snapshot's row
-    select
-        closed.*,
-        snapshot_images.key_columns,
-        snapshot_images.row_image,
-        cast(map() as map<string,string>) as unavailable,  -- noqa: LT01
-        snapshot_images.column_types
-    from closed
-    inner join snapshot_images
-        on closed.image_change_id = snapshot_images.change_id
-    where closed.image_side = 'snapshot'
+    inner join images
+        on closed.image_change_id = images.change_id
 )
 
 select
