@@ -8,10 +8,11 @@ import sys
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.parquet
 from pyspark import cloudpickle
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
-from udfs.raw_writer import write_raw_table
+from udfs.raw_writer import write_batches, write_raw_table
 
 # The test's data source runs on Spark's Python workers, which cannot import `tests`: ship
 # this module's classes by value, as a real data source's module is shipped installed.
@@ -137,3 +138,40 @@ def test_a_file_is_read_in_one_range_per_core_when_no_split_is_given(spark, tmp_
         ).count()
         == 0
     )
+
+
+def test_raw_files_keep_statistics_and_dictionaries_where_they_help(tmp_path: Path):
+    # min/max on positions and names (what a filter prunes on), dictionaries on text; none on
+    # raw bytes or lists, whose min/max prunes nothing and whose values rarely repeat
+    schema = pa.schema(
+        [
+            ("raw_offset", pa.int64()),
+            ("record_type", pa.string()),
+            ("record_bytes", pa.binary()),
+            ("values", pa.list_(pa.string())),
+            ("source_file", pa.string()),
+        ]
+    )
+    batch = pa.RecordBatch.from_pydict(
+        {
+            "raw_offset": [0, 40, 80],
+            "record_type": ["LLDF", "LLDF", "DLCI"],
+            "record_bytes": [b"\x00\x01", b"\xff", b"\x10"],
+            "values": [["a"], ["b", None], []],
+            "source_file": ["x/f1"] * 3,
+        },
+        schema=schema,
+    )
+    [written] = write_batches([batch], schema, str(tmp_path), None, "00000")
+    [path] = Path(written.folder).glob("*.parquet")
+    row_group = pa.parquet.ParquetFile(path).metadata.row_group(0)
+    columns = {row_group.column(i).path_in_schema: row_group.column(i) for i in range(4)}
+    assert written.rows == 3
+    assert columns["raw_offset"].statistics.min == 0
+    assert columns["raw_offset"].statistics.max == 80
+    assert columns["record_type"].statistics.min == "DLCI"
+    assert "RLE_DICTIONARY" in columns["record_type"].encodings
+    assert columns["record_bytes"].statistics is None
+    assert "RLE_DICTIONARY" not in columns["record_bytes"].encodings
+    assert columns["values.list.element"].statistics is None
+    assert "RLE_DICTIONARY" not in columns["raw_offset"].encodings
