@@ -133,13 +133,15 @@ decoded as (
     from versioned
     where image_digest = layout_digest
     union all
-    -- ... else the UDF: reassembled records, other layouts, tables without one
+    -- ... else the UDF: reassembled records, other layouts, tables without one. The exact
+    -- complement of the filter above: a change with a digest but no version in force here
+    -- (layout_digest null) goes to the UDF, which says so, rather than nowhere.
     select
         *,
         logmart_logmaster_row_images(data, change_type, layout_text) as images,
         'udf' as images_decoded_by
     from versioned
-    where image_digest is null or image_digest != layout_digest
+    where not coalesce(image_digest = layout_digest, false)
 ),
 
 zipped as (
