@@ -116,3 +116,28 @@
         rows between unbounded preceding and current row
     )
 {%- endmacro %}
+
+{#-
+    One of a change's row events in fct_row_history (events), from `epochs`: its `side`
+    image ('before' or 'after') leaves the row (copy_delta -1, first) or arrives (1, after).
+-#}
+{% macro image_event(side, leaves) -%}
+    named_struct(
+        'copy_delta', {{ -1 if leaves else 1 }},
+        'event_step', {{ 0 if leaves else 1 }},
+        'image_side', '{{ side }}',
+        'has_key', {{ side }}_has_key,
+        'row_key', {{ side }}_row_key,
+        'range_image', {{ side }}_range_image,
+        'range_column_types', range_column_types
+    )
+{%- endmacro %}
+
+{#- The same table of the same log stream on both sides of a join (a table without a schema
+    matches one without a schema). -#}
+{% macro same_table(left, right) -%}
+    {{ left }}.source_system = {{ right }}.source_system
+    and {{ left }}.log_stream = {{ right }}.log_stream
+    and {{ left }}.table_schema <=> {{ right }}.table_schema
+    and {{ left }}.table_name = {{ right }}.table_name
+{%- endmacro %}

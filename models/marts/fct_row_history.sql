@@ -81,17 +81,11 @@ committed_changes as (
     from {{ ref('fct_changes') }} as changes
     left anti join base_snapshots
         on
-            changes.source_system = base_snapshots.source_system
-            and changes.log_stream = base_snapshots.log_stream
-            and changes.table_schema <=> base_snapshots.table_schema
-            and changes.table_name = base_snapshots.table_name
+            {{ same_table('changes', 'base_snapshots') }}
             and changes.commit_position <= base_snapshots.snapshot_position
     left join partition_truncate_tables as cut_tables
         on
-            changes.source_system = cut_tables.source_system
-            and changes.log_stream = cut_tables.log_stream
-            and changes.table_schema <=> cut_tables.table_schema
-            and changes.table_name = cut_tables.table_name
+            {{ same_table('changes', 'cut_tables') }}
     where changes.disposition = 'committed'
 ),
 
@@ -151,10 +145,7 @@ partition_truncates as (
         from committed_changes
         left semi join partition_truncate_tables as cut_tables
             on
-                committed_changes.source_system = cut_tables.source_system
-                and committed_changes.log_stream = cut_tables.log_stream
-                and committed_changes.table_schema <=> cut_tables.table_schema
-                and committed_changes.table_name = cut_tables.table_name
+                {{ same_table('committed_changes', 'cut_tables') }}
         window {{ table_order_window() }}
     )
     where operation = 'truncate' and truncate_scope = 'partition'
@@ -197,29 +188,17 @@ events as (
         lateral view inline(filter(array(
             if(
                 operation in ('update', 'delete') and has_before_image,
-                named_struct(
-                    'copy_delta', -1, 'event_step', 0, 'image_side', 'before',
-                    'has_key', before_has_key, 'row_key', before_row_key,
-                    'range_image', before_range_image, 'range_column_types', range_column_types
-                ),
+                {{ image_event('before', leaves=true) }},
                 null
             ),
             if(
                 change_kind = 'update_after_only' and after_has_key,
-                named_struct(
-                    'copy_delta', -1, 'event_step', 0, 'image_side', 'after',
-                    'has_key', after_has_key, 'row_key', after_row_key,
-                    'range_image', after_range_image, 'range_column_types', range_column_types
-                ),
+                {{ image_event('after', leaves=true) }},
                 null
             ),
             if(
                 operation in ('insert', 'update') and has_after_image,
-                named_struct(
-                    'copy_delta', 1, 'event_step', 1, 'image_side', 'after',
-                    'has_key', after_has_key, 'row_key', after_row_key,
-                    'range_image', after_range_image, 'range_column_types', range_column_types
-                ),
+                {{ image_event('after', leaves=false) }},
                 null
             )
         ), event -> event is not null)) change_events
@@ -251,10 +230,7 @@ events as (
     from snapshot_images
     left join partition_truncate_tables as cut_tables
         on
-            snapshot_images.source_system = cut_tables.source_system
-            and snapshot_images.log_stream = cut_tables.log_stream
-            and snapshot_images.table_schema <=> cut_tables.table_schema
-            and snapshot_images.table_name = cut_tables.table_name
+            {{ same_table('snapshot_images', 'cut_tables') }}
 ),
 
 counted as (
@@ -351,10 +327,7 @@ cut_candidates as (
     from versions
     left join partition_truncates
         on
-            versions.source_system = partition_truncates.source_system
-            and versions.log_stream = partition_truncates.log_stream
-            and versions.table_schema <=> partition_truncates.table_schema
-            and versions.table_name = partition_truncates.table_name
+            {{ same_table('versions', 'partition_truncates') }}
             and versions.epoch = partition_truncates.epoch
             and versions.valid_from_order < partition_truncates.change_order
             and (
@@ -421,10 +394,7 @@ closed as (
     from first_cuts as versions
     left join truncates
         on
-            versions.source_system = truncates.source_system
-            and versions.log_stream = truncates.log_stream
-            and versions.table_schema <=> truncates.table_schema
-            and versions.table_name = truncates.table_name
+            {{ same_table('versions', 'truncates') }}
             and versions.epoch = truncates.ended_epoch
     where versions.cut_rank = 1
 ),
