@@ -160,10 +160,15 @@ def truth_dropped(root: Path) -> dict:
     }
 
 
+def read_jsonl(path: Path) -> list[dict]:
+    """The JSON objects of a .jsonl file, one per line (the file closed at once)."""
+    return [json.loads(line) for line in path.read_text().splitlines() if line]
+
+
 def replay_truth_changes(root: Path) -> tuple[dict, dict]:
     """Apply changes.jsonl's committed changes in commit order (the truth's own replay): the
     final tables, and the tables dropped in the capture (their changes all precede the drop)."""
-    lines = [json.loads(line) for line in (root / "truth/db2luw/changes.jsonl").open()]
+    lines = read_jsonl(root / "truth/db2luw/changes.jsonl")
     final = json.loads((root / "truth/db2luw/tables.json").read_text())
     dropped = json.loads((root / "truth/db2luw/dropped.json").read_text())
     described = {**dropped, **final}

@@ -10,6 +10,7 @@ import pytest
 from logmart_generators.db2luw import generate, generate_benchmark
 from tests.db2luw.replay import (
     read_capture,
+    read_jsonl,
     replay,
     replay_truth_changes,
     truth_dropped,
@@ -103,7 +104,7 @@ def test_default_capture_decodes_every_record(capture):
 def test_rows_before_and_after_add_column_use_their_own_layout(capture):
     root, _ = capture
     folder = root / "db2luw" / "capture01"
-    changes = [json.loads(line) for line in (root / "truth/db2luw/changes.jsonl").open()]
+    changes = read_jsonl(root / "truth/db2luw/changes.jsonl")
     accounts = [c for c in changes if c["table"] == "SALES.ACCOUNTS" and c["after"]]
     assert any("TIER" not in c["after"] for c in accounts)  # logged before the ALTER
     assert any("TIER" in c["after"] for c in accounts)  # and after it

@@ -14,7 +14,7 @@ from collections import Counter
 import pytest
 
 from tests.db2luw import handmade as h
-from tests.db2luw.replay import dropped_name
+from tests.db2luw.replay import dropped_name, read_jsonl
 from udfs import unavailable as na
 from udfs.db2luw import functions
 from udfs.db2luw import rows as r
@@ -152,7 +152,7 @@ def test_the_generator_writes_lobs_not_inline_longs_and_rows_from_before_an_add_
     from logmart_generators.db2luw import generate
 
     generate(tmp_path, transactions=200, seed=1)
-    lines = [json.loads(line) for line in (tmp_path / "truth/db2luw/changes.jsonl").open()]
+    lines = read_jsonl(tmp_path / "truth/db2luw/changes.jsonl")
     reasons = [
         reason
         for line in lines
@@ -177,7 +177,7 @@ def test_the_pipeline_names_what_the_generator_left_out_as_its_truth_does(spark,
     # rows written before ALTER TABLE ADD COLUMN (added_after_row): fct_changes says of each
     # change what the generator's truth says, nothing more
     root = demo.raw / "truth" / "db2luw"
-    lines = [json.loads(line) for line in (root / "changes.jsonl").open()]
+    lines = read_jsonl(root / "changes.jsonl")
     dropped = json.loads((root / "dropped.json").read_text())
     names = {name: f"None.{dropped_name(table)}" for name, table in dropped.items()}
     want = Counter(
@@ -212,7 +212,7 @@ def test_the_decoder_names_the_generated_long_varchar_as_the_truth_does(tmp_path
     for record in records:
         book.observe(record)
     by_lsn = {record["lsn"]: record for record in records}
-    lines = [json.loads(line) for line in (tmp_path / "truth/db2luw/changes.jsonl").open()]
+    lines = read_jsonl(tmp_path / "truth/db2luw/changes.jsonl")
     checked = Counter()
     for line in lines:
         record = by_lsn.get(line["lsn"])
