@@ -1,10 +1,14 @@
-"""Fast batch decoders derived from construct layouts.
+"""Fast batch decoders derived from construct layouts: the one batch mechanism of every source.
 
-A fixed-size construct ``Struct`` built from :mod:`udfs.fields` types is turned into a field
-table (name, offset, width, kind). :func:`decode_fields` then decodes the same field of every
-record of a batch at once with numpy and hands Arrow arrays to Spark: per-record
-``Struct.parse`` is about 10 times slower than Spark allows (``../shared/notes/STACK.md``).
-The construct layout stays the single description; tests check both paths agree.
+A construct ``Struct`` is turned into a field table (:func:`layout_fields`: name, offset,
+width, kind, ``struct`` code): fields of :mod:`udfs.fields` types (Log Master), construct's
+integer fields and fixed ``Bytes`` (Db2 LUW), nested Structs flattened. Batch decoders read a
+field of every record of a batch at once from those offsets with numpy (:func:`gather`,
+:func:`uints`, over the bytes of an Arrow binary column: :func:`binary_buffers`), and
+:func:`decode_fields` hands Arrow arrays to Spark: per-record ``Struct.parse`` is about 10
+times slower than Spark allows (``../shared/notes/STACK.md``). Values inside the records
+(packed decimals, floats, dates, text) are rendered by :mod:`udfs.batch_values`. The
+construct layout stays the single description; tests check both paths agree.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from construct import Struct
+from construct import Bytes, Construct, FormatField, Renamed, SizeofError, Struct
 
 from udfs import values
 from udfs.fields import _Field
@@ -42,12 +46,17 @@ ARROW_TYPES = {
 
 @dataclass(frozen=True)
 class FieldSpec:
-    """One field of a fixed layout: where it is and how to decode it."""
+    """One field of a fixed layout: where it is and how to decode it.
+
+    ``kind`` is a :mod:`udfs.fields` kind, ``uint`` / ``int`` / ``float`` (a construct
+    ``FormatField``, in ``byteorder``) or ``bytes``; ``code`` is its ``struct`` format code."""
 
     name: str
     offset: int
     width: int
     kind: str
+    code: str = ""
+    byteorder: str = "big"
 
     @property
     def end(self) -> int:
@@ -59,18 +68,123 @@ class FieldSpec:
         return self.name.lower()
 
 
-def field_specs(layout: Struct) -> list[FieldSpec]:
-    """The field table of a fixed-size Struct of udfs.fields types (reserved fields left out)."""
-    specs = []
-    offset = 0
+def _size_or_none(layout: Construct) -> int | None:
+    try:
+        return layout.sizeof()
+    except SizeofError:
+        return None
+
+
+def _leaf(name: str, field: Construct, offset: int) -> FieldSpec | None:
+    """The field table entry of one leaf field; None when it has no fixed width."""
+    if isinstance(field, _Field):
+        return FieldSpec(name, offset, field.width, field.kind, f"{field.width}s")
+    if isinstance(field, FormatField):
+        order, code = field.fmtstr[0], field.fmtstr[1:]
+        kind = "uint" if code in "BHILQ" else "int" if code in "bhilq" else "float"
+        byteorder = "little" if order == "<" else "big"
+        return FieldSpec(name, offset, field.length, kind, code, byteorder)
+    if isinstance(field, Bytes) and isinstance(field.length, int):
+        return FieldSpec(name, offset, field.length, "bytes", f"{field.length}s")
+    return None
+
+
+def _walk(layout: Struct, offset: int, leading: bool) -> tuple[list[FieldSpec], bool]:
+    """(field table from ``offset``, whether the whole Struct was fixed-size)."""
+    specs: list[FieldSpec] = []
     for sub in layout.subcons:
-        field = sub.subcon
-        if not isinstance(field, _Field):
-            raise TypeError(f"{sub.name}: only udfs.fields types can be batch-decoded")
-        if field.kind != "reserved":
-            specs.append(FieldSpec(sub.name, offset, field.width, field.kind))
-        offset += field.width
+        field = sub.subcon if isinstance(sub, Renamed) else sub
+        if isinstance(field, Struct):
+            nested, whole = _walk(field, offset, leading)
+            specs.extend(nested)
+            offset = specs[-1].end if specs else offset
+            if not whole:
+                return specs, False  # the nested Struct ends in a variable part: stop here too
+            continue
+        spec = _leaf(sub.name, field, offset)
+        if spec is None:
+            if leading:
+                return specs, False
+            raise TypeError(f"{sub.name}: only fixed-size fields can be batch-decoded")
+        specs.append(spec)
+        offset = spec.end
+    return specs, True
+
+
+def layout_fields(layout: Struct, leading: bool = False) -> list[FieldSpec]:
+    """The field table of a construct Struct, every field (reserved ones too), in order.
+
+    ``leading``: the fixed-size fields before the first variable-size one (a record's fixed
+    header); otherwise every field must be fixed-size. Nested Structs are flattened (their
+    fields keep their own names)."""
+    specs, whole = _walk(layout, 0, leading)
+    if whole and specs and specs[-1].end != _size_or_none(layout):
+        raise TypeError(f"the field table of {layout} does not add up to its size")
     return specs
+
+
+def field_specs(layout: Struct) -> list[FieldSpec]:
+    """The documented fields of a fixed-size Struct of udfs.fields types (reserved left out)."""
+    return [spec for spec in layout_fields(layout) if spec.kind != "reserved"]
+
+
+def struct_format(specs: list[FieldSpec], byteorder: str) -> str:
+    """The ``struct`` format of a field table (``struct.Struct(...)`` reads it in one call)."""
+    return (">" if byteorder == "big" else "<") + "".join(spec.code for spec in specs)
+
+
+# --- byte access over a batch --------------------------------------------------------------
+
+
+def binary_buffers(data: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(bytes, int64 start of each value, int64 length of each value; 0 for nulls) of an Arrow
+    binary or large binary array, without copying the bytes."""
+    if pa.types.is_large_binary(data.type):
+        offset_type = np.int64
+    else:
+        data = data.cast(pa.binary())
+        offset_type = np.int32
+    buffers = data.buffers()
+    if len(data) == 0 or buffers[1] is None:
+        return np.zeros(0, np.uint8), np.zeros(0, np.int64), np.zeros(0, np.int64)
+    offsets = np.frombuffer(buffers[1], offset_type)[data.offset : data.offset + len(data) + 1]
+    offsets = offsets.astype(np.int64)
+    raw = np.frombuffer(buffers[2], np.uint8) if buffers[2] is not None else np.zeros(0, np.uint8)
+    lengths = np.diff(offsets)
+    if data.null_count:
+        lengths = np.where(data.is_null().to_numpy(zero_copy_only=False), 0, lengths)
+    return raw, offsets[:-1], lengths
+
+
+_SPANS = {width: np.arange(width, dtype=np.int64) for width in (1, 2, 4, 8)}
+
+
+def uints(buffer: np.ndarray, at: np.ndarray, width: int, byteorder: str) -> np.ndarray:
+    """The ``width``-byte (1, 2, 4 or 8) unsigned integers at positions ``at`` of ``buffer``, as
+    uint64; positions past the end read the buffer's last byte (callers mask such rows out)."""
+    if len(buffer) == 0:
+        return np.zeros(len(at), np.uint64)
+    index = np.minimum(np.asarray(at, np.int64)[:, None] + _SPANS[width], len(buffer) - 1)
+    matrix = np.ascontiguousarray(buffer[index])
+    if width == 1:
+        return matrix[:, 0].astype(np.uint64)
+    dtype = ("<u" if byteorder == "little" else ">u") + str(width)
+    return matrix.view(dtype)[:, 0].astype(np.uint64)
+
+
+def matrix_ints(
+    matrix: np.ndarray, offset: int, width: int, byteorder: str, signed: bool = False
+) -> np.ndarray:
+    """The ``width``-byte (1, 2, 4 or 8) integer at ``offset`` of every row of a byte matrix
+    (uint64, or int64 when ``signed``)."""
+    columns = np.ascontiguousarray(matrix[:, offset : offset + width])
+    dtype = ("<" if byteorder == "little" else ">") + ("i" if signed else "u") + str(width)
+    return columns.view(dtype)[:, 0].astype(np.int64 if signed else np.uint64)
+
+
+def field_ints(matrix: np.ndarray, spec: FieldSpec) -> np.ndarray:
+    """Integer field ``spec`` (of :func:`layout_fields`) of every row of a byte matrix."""
+    return matrix_ints(matrix, spec.offset, spec.width, spec.byteorder, spec.kind == "int")
 
 
 # --- lookup tables -------------------------------------------------------------------------

@@ -45,10 +45,25 @@ def fixed(buffer: np.ndarray, starts: np.ndarray, width: int) -> np.ndarray:
     return buffer[np.minimum(index, len(buffer) - 1)]
 
 
-def binary_array(data: np.ndarray, offsets: np.ndarray) -> pa.Array:
+def binary_array(
+    data: np.ndarray, offsets: np.ndarray, valid: np.ndarray | None = None
+) -> pa.Array:
+    """Arrow binary values over ``data`` cut at int32 ``offsets`` (null where not ``valid``)."""
+    bitmap = None if valid is None else pa.py_buffer(np.packbits(valid, bitorder="little"))
     return pa.Array.from_buffers(
-        pa.binary(), len(offsets) - 1, [None, pa.py_buffer(offsets), pa.py_buffer(data)]
+        pa.binary(), len(offsets) - 1, [bitmap, pa.py_buffer(offsets), pa.py_buffer(data)]
     )
+
+
+def slices(
+    buffer: np.ndarray, starts: np.ndarray, widths: np.ndarray, valid: np.ndarray | None = None
+) -> pa.Array:
+    """``buffer[start:start+width]`` of every row as Arrow binary values, copied (null where
+    not ``valid``)."""
+    if valid is not None:
+        widths = np.where(valid, widths, 0)
+    data, offsets = ragged(buffer, starts, widths)
+    return binary_array(data, offsets, valid)
 
 
 def string_array(data: np.ndarray, offsets: np.ndarray) -> pa.Array:

@@ -60,7 +60,7 @@ def formatted(bo: str, fixed: bytes, variable: bytes = b"", outer: int = 0) -> b
     return image(bo, struct.pack(bo + "BBH", 1, 0, len(fixed)) + fixed + variable, outer)
 
 
-def compressed(bo: str, columns: list[tuple[int, bytes]]) -> bytes:
+def compressed(bo: str, columns: list[tuple[int, bytes]], outer: int = 0) -> bytes:
     """VALUE COMPRESSION row: (attribute flag 0/0x8000, data) per column; offsets count from the
     start of the offset array (interpretation 11)."""
     count = len(columns)
@@ -70,7 +70,7 @@ def compressed(bo: str, columns: list[tuple[int, bytes]]) -> bytes:
         data += value
     offsets.append(at + len(data))
     array = struct.pack(bo + f"{count + 1}H", *offsets)
-    return image(bo, struct.pack(bo + "BBH", 2, 0, count) + array + data)
+    return image(bo, struct.pack(bo + "BBH", 2, 0, count) + array + data, outer)
 
 
 def insert_body(bo: str, function: int, img: bytes, lriud: int = 0, rid: bytes = b"\x07\0\2\0\0\0",

@@ -14,7 +14,7 @@ import pytest
 from logmart_generators.db2luw import generate
 from tests.db2luw import handmade as h
 from udfs.db2luw import batch_records, readers
-from udfs.db2luw.layouts import fixed_format
+from udfs.db2luw.layouts import fixed_format, leading_fields
 from udfs.framing import FrameBatch, db2_read_log_length, db2_resync, frame_file
 
 SETTINGS = [(f, b) for f in ("filter", "lsn") for b in ("little", "big")]
@@ -85,13 +85,14 @@ def test_the_offsets_come_from_the_construct_layouts():
     u64 LFS @16, u64 LSO @24, 6-byte TID @32, u16 log stream @38; Table 17 (insert) after the
     6-byte DMS header: u16 LRIUD flags @6, record length @8, free space @10, RID @12(6),
     record offset @18; db2ReadLogFilterData: LFS @8, LSN @16, sqlcode @52."""
-    header = batch_records.field_table("log_manager_header", "little")
-    assert [(name, at) for name, at, _ in header] == [
+    header = leading_fields("log_manager_header", "little")
+    assert [(field.name, field.offset) for field in header] == [
         ("record_length", 0), ("record_type", 4), ("flags", 6), ("lsn", 8), ("lfs", 16),
         ("lso_previous", 24), ("tid", 32), ("log_stream_id", 38),
     ]  # fmt: skip
-    table = batch_records.field_table("insert_record", "big")
-    insert = {name: (at, width) for name, at, width in table}
+    assert {(field.kind, field.byteorder) for field in header[:6]} == {("uint", "little")}
+    table = leading_fields("insert_record", "big")
+    insert = {field.name: (field.offset, field.width) for field in table}
     assert insert["lriudflags"] == (6, 2) and insert["free_space"] == (10, 2)
     assert insert["rid"] == (12, 6) and insert["record_offset"] == (18, 2)
     layout = batch_records._layout("big", "filter")

@@ -364,11 +364,37 @@ def fitting_images(draw, layout: rows.TableLayout, byteorder: str) -> bytes:
     return handmade.formatted(bo, bytes(fixed), variable, draw(st.sampled_from([0, 0x10, 4])))
 
 
+@st.composite
+def fitting_compressed_images(draw, layout: rows.TableLayout, byteorder: str) -> bytes:
+    """A VALUE COMPRESSION row with an offset entry per column of ``layout`` (what the batch
+    path takes): attribute bytes NULL / system default (rarely another byte), 24-byte out-of-row
+    descriptors, values of the column's width (rarely another), random bytes."""
+    columns = []
+    for column in layout.columns:
+        varying = column.varying or column.field_type in rows.LOB_TYPES
+        width = draw(st.integers(0, 12)) if varying else column.fixed_width
+        if draw(st.integers(0, 9)) == 0:
+            width = draw(st.integers(0, 30))
+        value = (0, draw(st.binary(min_size=width, max_size=width)))
+        attribute = (0x8000, draw(st.sampled_from([b"\x01", b"\x80", b"\x01", b"\x02", b""])))
+        out_of_row = (0x8000, draw(st.binary(min_size=24, max_size=24)))
+        columns.append(draw(st.sampled_from([value, value, attribute, out_of_row])))
+    image = handmade.compressed(_BO[byteorder], columns, draw(st.sampled_from([0, 0x10, 4])))
+    if draw(st.integers(0, 9)) == 0:  # cut short or with bytes after its last value
+        image = image[: draw(st.integers(0, len(image)))] + draw(st.binary(max_size=3))
+    return image
+
+
 @fuzz(300)
 @given(any_layouts(), ORDERS, st.data())
 def test_images_decode_the_same_column_at_a_time_and_one_by_one(layout, byteorder, draw):
     """udfs/db2luw/batch_rows.py against decode_image on any bytes, nulls among them."""
-    image = st.one_of(st.none(), any_images(byteorder), fitting_images(layout, byteorder))
+    image = st.one_of(
+        st.none(),
+        any_images(byteorder),
+        fitting_images(layout, byteorder),
+        fitting_compressed_images(layout, byteorder),
+    )
     images = draw.draw(st.lists(image, max_size=6))
     settings = functions.DEFAULT_SETTINGS
     batch = batch_rows.decode_images(pa.array(images, pa.binary()), layout, settings, byteorder)

@@ -3,8 +3,9 @@
 :func:`log_batch` gives the same rows as :func:`udfs.db2luw.readers.log_batch_per_record`
 (same schema, values and quarantine reasons), faster: the records the batch path knows — normal
 inserts and deletes (DMS 162/161), updates (163) and commits (with or without an ASCII authid)
-whose lengths all add up — have each field read for every record at once from the fixed offsets of
-the construct layouts (:func:`field_table`, so the offsets live once, in
+whose lengths all add up — have each field read for every record at once (:func:`udfs.batch.uints`)
+from the fixed offsets of the construct layouts (:func:`udfs.db2luw.layouts.leading_fields`, the
+field table of :func:`udfs.batch.layout_fields`, so the offsets live once, in
 :mod:`udfs.db2luw.layouts`). Every other record, and any record with a doubtful byte (a length
 that does not add up, a value beyond a signed 64-bit column, a non-zero sqlcode, a non-ASCII
 authid), goes through the per-record decoder unchanged: the batch path only ever takes records
@@ -14,15 +15,16 @@ whose per-record decoding cannot fail, so the quarantine reasons stay the per-re
 from __future__ import annotations
 
 import functools
-import struct
 from collections.abc import Iterator
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from udfs import batch_values as bv
+from udfs.batch import matrix_ints, uints
 from udfs.db2luw import readers
-from udfs.db2luw.layouts import fixed_format
+from udfs.db2luw.layouts import fixed_format, leading_fields
 from udfs.db2luw.records import DMS_FUNCTIONS, HEADER_FLAGS, LRIUD_FLAGS
 from udfs.framing import DB2_PREFIX_LENGTHS, FrameBatch
 
@@ -34,37 +36,10 @@ _MAX_COMMIT_SECONDS = 253402300799  # 9999-12-31 23:59:59 UTC: datetime's last s
 _HIGH_BIT = np.uint64(1 << 63)
 
 
-@functools.cache
-def field_table(layout: str, byteorder: str) -> tuple[tuple[str, int, int], ...]:
-    """(name, offset, width) of the leading fixed fields of a construct layout, in order."""
-    fmt, names = fixed_format(layout, byteorder)
-    out, at = [], 0
-    for name, code in zip(names, _codes(fmt.format[1:]), strict=True):
-        width = struct.calcsize("<" + code)
-        out.append((name, at, width))
-        at += width
-    return tuple(out)
-
-
-def _codes(fmt: str) -> list[str]:
-    """'IHH6sQ' -> ['I', 'H', 'H', '6s', 'Q']."""
-    codes, digits = [], ""
-    for char in fmt:
-        if char.isdigit():
-            digits += char
-        else:
-            codes.append(digits + char)
-            digits = ""
-    return codes
-
-
 def _field(layout: str, byteorder: str, name: str, occurrence: int = 0) -> tuple[int, int]:
     """(offset, width) of field ``name`` (its n-th occurrence) of a layout."""
-    found = [(at, width) for field, at, width in field_table(layout, byteorder) if field == name]
+    found = [(f.offset, f.width) for f in leading_fields(layout, byteorder) if f.name == name]
     return found[occurrence]
-
-
-_SPANS = {width: np.arange(width, dtype=np.int64) for width in (1, 2, 4, 8)}
 
 
 class _Reader:
@@ -72,35 +47,18 @@ class _Reader:
 
     def __init__(self, buffer: bytes, byteorder: str):
         self.bytes = np.frombuffer(buffer, np.uint8)
+        self.byteorder = byteorder
         self.little = byteorder == "little"
         self.last = max(len(self.bytes) - 1, 0)
 
     def uint(self, at: np.ndarray, width: int) -> np.ndarray:
         """The ``width``-byte unsigned integers at positions ``at`` (uint64; out-of-buffer
         positions read the last byte: callers mask such rows out)."""
-        index = np.minimum(at[:, None] + _SPANS[width], self.last)
-        matrix = np.ascontiguousarray(self.bytes[index])
-        if width == 1:
-            return matrix[:, 0].astype(np.uint64)
-        dtype = ("<u" if self.little else ">u") + str(width)
-        return matrix.view(dtype)[:, 0].astype(np.uint64)
+        return uints(self.bytes, at, width, self.byteorder)
 
     def slices(self, at: np.ndarray, lengths: np.ndarray, valid: np.ndarray | None = None):
         """A binary Arrow array of ``lengths`` bytes from each ``at`` (null where not valid)."""
-        lengths = np.where(valid, lengths, 0) if valid is not None else lengths
-        offsets = np.zeros(len(at) + 1, np.int64)
-        np.cumsum(lengths, out=offsets[1:])
-        total = int(offsets[-1])
-        index = np.repeat(at - offsets[:-1], lengths) + np.arange(total, dtype=np.int64)
-        payload = self.bytes[index].tobytes()
-        bitmap = None
-        if valid is not None:
-            bitmap = pa.py_buffer(np.packbits(valid, bitorder="little").tobytes())
-        return pa.Array.from_buffers(
-            pa.binary(),
-            len(at),
-            [bitmap, pa.py_buffer(offsets.astype(np.int32)), pa.py_buffer(payload)],
-        )
+        return bv.slices(self.bytes, at, lengths, valid)
 
 
 class _Window:
@@ -109,20 +67,17 @@ class _Window:
     def __init__(self, reader: _Reader, at: np.ndarray, width: int):
         index = np.minimum(at[:, None] + np.arange(width, dtype=np.int64), reader.last)
         self.matrix = reader.bytes[index]
-        self.order = "<u" if reader.little else ">u"
+        self.byteorder = reader.byteorder
 
     def uint(self, offset: int, width: int) -> np.ndarray:
         """The unsigned integer field at ``offset`` of every row (uint64)."""
-        columns = self.matrix[:, offset : offset + width]
-        if width == 1:
-            return columns[:, 0].astype(np.uint64)
-        return np.ascontiguousarray(columns).view(self.order + str(width))[:, 0].astype(np.uint64)
+        return matrix_ints(self.matrix, offset, width, self.byteorder)
 
     @classmethod
-    def of(cls, matrix: np.ndarray, order: str) -> _Window:
+    def of(cls, matrix: np.ndarray, byteorder: str) -> _Window:
         """A window over an already gathered byte matrix."""
         window = cls.__new__(cls)
-        window.matrix, window.order = matrix, order
+        window.matrix, window.byteorder = matrix, byteorder
         return window
 
     def hex(self, offset: int, width: int, valid: np.ndarray | None = None) -> pa.Array:
@@ -425,7 +380,7 @@ class _Fast:
 
     def _component_columns(self, rows, row, commit) -> dict[str, pa.Array]:
         layout, n = self.layout, self.n
-        u = _Window.of(rows, self.head.order).uint
+        u = _Window.of(rows, self.head.byteorder).uint
         function = self.function.astype(np.int64)
         # 0 commit, 1 insert, 2 delete, 3 update
         code = np.where(commit, 0, np.where(function == 162, 1, np.where(function == 161, 2, 3)))
@@ -446,7 +401,7 @@ class _Fast:
 
     def _row_columns(self, rows, row) -> dict[str, pa.Array]:
         layout, reader = self.layout, self.reader
-        fields = _Window.of(rows, self.head.order)
+        fields = _Window.of(rows, self.head.byteorder)
         lriud = fields.uint(*layout.lriud)
         columns = {"lriudflags": _masked(lriud, row, pa.int32())}
         for name, bit in LRIUD_FLAGS.items():

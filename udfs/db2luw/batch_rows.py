@@ -8,11 +8,14 @@ column is read for every image at once at the offsets of the layout and the cons
 (:mod:`udfs.db2luw.layouts` ``record_header`` / ``formatted_user_data_header``) and rendered by
 the shared vectorised value decoders (:mod:`udfs.batch_values`).
 
-The batch path takes formatted user rows (no VALUE COMPRESSION) whose fixed section holds every
-column of the layout and whose bytes all check out. Every other image — VALUE COMPRESSION, a
-row written before a column was added, internal or non-user records, a bad null byte, variable
-data past the row's end, a value the scalar decoder would call undecodable — goes through
-``decode_image`` unchanged, so errors, warnings and reasons stay the per-row decoder's.
+The batch path takes user rows of both formats that hold every column of the layout and
+whose bytes all check out: formatted rows (each column at its field offset in the fixed section)
+and VALUE COMPRESSION rows (each column between two entries of the offset array; NULL and system
+default attribute bytes, out-of-row descriptors). Every other image — a row written before a
+column was added, internal or non-user records, a bad null byte or attribute, variable data past
+the row's end, a value of the wrong width, a value the scalar decoder would call undecodable —
+goes through ``decode_image`` unchanged, so errors, warnings and reasons stay the per-row
+decoder's.
 Column types without a vectorised form (DECFLOAT, inline LOBs, GRAPHIC in UTF-16, CHAR in a
 code page other than UTF-8) are read column-at-a-time but rendered value by value with the
 per-row decoder's own value function.
@@ -31,8 +34,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from udfs import batch_values as bv
+from udfs.batch import binary_buffers, uints
 from udfs.db2luw import rows as r
-from udfs.db2luw.batch_records import field_table
+from udfs.db2luw.layouts import leading_fields
 from udfs.db2luw.rows import Column, TableLayout, decode_row
 from udfs.errors import DecodeError
 from udfs.values import check_codec
@@ -131,38 +135,13 @@ _TEMPORAL = {r.DATE: "DATE", r.TIME: "TIME", r.TIMESTAMP: "TIMESTAMP"}
 @functools.cache
 def _header_offsets(byteorder: str) -> dict[str, tuple[int, int]]:
     """(offset, width) in an image of its record header's and formatted header's fields."""
-    record = {name: (at, width) for name, at, width in field_table("record_header", byteorder)}
-    size = sum(width for _, _, width in field_table("record_header", byteorder))
-    formatted = field_table("formatted_user_data_header", byteorder)
-    found = {f"record_{name}": spec for name, spec in record.items()}
-    found.update({f"formatted_{name}": (size + at, width) for name, at, width in formatted})
-    found["data"] = (size + sum(width for _, _, width in formatted), 0)
+    record = leading_fields("record_header", byteorder)
+    formatted = leading_fields("formatted_user_data_header", byteorder)
+    size = record[-1].end
+    found = {f"record_{f.name}": (f.offset, f.width) for f in record}
+    found.update({f"formatted_{f.name}": (size + f.offset, f.width) for f in formatted})
+    found["data"] = (size + formatted[-1].end, 0)
     return found
-
-
-def _u16(data: np.ndarray, at: np.ndarray, byteorder: str) -> np.ndarray:
-    pair = bv.fixed(data, at, 2).astype(np.int64)
-    return pair[:, 0] | pair[:, 1] << 8 if byteorder == "little" else pair[:, 0] << 8 | pair[:, 1]
-
-
-def _binary_buffers(images: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(bytes, int64 start of each image, int64 length of each image; 0 for nulls)."""
-    if len(images) == 0:
-        return np.zeros(0, np.uint8), np.zeros(0, np.int64), np.zeros(0, np.int64)
-    if pa.types.is_large_binary(images.type):
-        images = images.cast(pa.binary())
-    _, offsets_buffer, data_buffer = images.buffers()
-    offsets = np.frombuffer(offsets_buffer, np.int32)[
-        images.offset : images.offset + len(images) + 1
-    ]
-    data = (
-        np.frombuffer(data_buffer, np.uint8) if data_buffer is not None else np.zeros(0, np.uint8)
-    )
-    starts = offsets[:-1].astype(np.int64)
-    lengths = (offsets[1:] - offsets[:-1]).astype(np.int64)
-    if images.null_count:
-        lengths = np.where(images.is_null().to_numpy(zero_copy_only=False), 0, lengths)
-    return data, starts, lengths
 
 
 def decode_images(
@@ -175,12 +154,14 @@ def decode_images(
         return pa.nulls(len(images), ROW_ARROW)
     codec, graphic = check_codec(settings["codec"]), check_codec(settings["graphic_codec"])
     plan = r._plan(layout, byteorder, codec, graphic)
-    data, starts, lengths = _binary_buffers(images)
+    data, starts, lengths = binary_buffers(images)
     null = np.zeros(len(images), bool)
     if images.null_count:
         null = images.is_null().to_numpy(zero_copy_only=False)
-    fast = _batch_rows(data, starts, lengths, plan, byteorder) & ~null
-    if (fast | null).all():
+    formatted, compressed = _batch_rows(data, starts, lengths, plan, byteorder)
+    formatted &= ~null
+    compressed &= ~null
+    if (formatted | null).all():
         # the common case: every image takes the batch path, decoded in place (a null image
         # is a null struct), with no rows to move around
         columns, reasons, doubtful = _columns(
@@ -189,108 +170,185 @@ def decode_images(
         if not doubtful.any():
             every = np.ones(len(images), bool)
             return _assemble(columns, reasons, plan, data, starts, every, null=null)
-    chosen = np.flatnonzero(fast)
-    columns, reasons, doubtful = _columns(
-        data, starts[chosen], lengths[chosen], plan, byteorder, codec
+    parts, placed = [], []
+    for rows, value_compressed in ((formatted, False), (compressed, True)):
+        chosen = np.flatnonzero(rows)
+        if not len(chosen):
+            continue
+        columns, reasons, doubtful = _columns(
+            data, starts[chosen], lengths[chosen], plan, byteorder, codec,
+            value_compressed=value_compressed,
+        )  # fmt: skip
+        keep = ~doubtful
+        parts.append(_assemble(columns, reasons, plan, data, starts[chosen[keep]], keep))
+        placed.append(chosen[keep])
+    slow = np.setdiff1d(
+        np.arange(len(images)), np.concatenate([*placed, np.zeros(0, np.int64)]), assume_unique=True
     )
-    keep = ~doubtful
-    chosen = chosen[keep]
-    fast_part = _assemble(columns, reasons, plan, data, starts[chosen], keep)
-    slow = np.setdiff1d(np.arange(len(images)), chosen, assume_unique=True)
-    if not len(slow):
-        return fast_part
-    slow_images = images.take(pa.array(slow)).to_pylist()
-    slow_part = pa.array(
-        [None if image is None else decode_image(image, layout, settings, byteorder)
-         for image in slow_images],
-        ROW_ARROW,
-    )  # fmt: skip
+    if len(slow):
+        slow_images = images.take(pa.array(slow)).to_pylist()
+        parts.append(pa.array(
+            [None if image is None else decode_image(image, layout, settings, byteorder)
+             for image in slow_images],
+            ROW_ARROW,
+        ))  # fmt: skip
+        placed.append(slow)
+    if len(parts) == 1 and len(placed[0]) == len(images):
+        return parts[0]  # one kind of row, in order
     order = np.empty(len(images), np.int64)
-    order[chosen] = np.arange(len(chosen))
-    order[slow] = len(chosen) + np.arange(len(slow))
-    return pa.concat_arrays([fast_part, slow_part]).take(pa.array(order))
+    done = 0
+    for rows in placed:
+        order[rows] = done + np.arange(len(rows))
+        done += len(rows)
+    return pa.concat_arrays(parts).take(pa.array(order))
 
 
-def _batch_rows(data, starts, lengths, plan, byteorder) -> np.ndarray:
-    """Images the batch path takes: formatted user rows whose fixed section holds every column
-    of the layout (the row decoder's checks, for every image at once)."""
+def _batch_rows(data, starts, lengths, plan, byteorder) -> tuple[np.ndarray, np.ndarray]:
+    """Images the batch path takes (the row decoder's checks, for every image at once): user
+    rows in the formatted format whose fixed section holds every column of the layout, and
+    VALUE COMPRESSION rows holding every column of the layout in their offset array."""
     at = _header_offsets(byteorder)
     ok = lengths >= at["data"][0]
     outer = bv.fixed(data, starts + at["record_record_type"][0], 1)[:, 0].astype(np.int64)
     ok &= (outer == 0x00) | (outer == 0x10) | (outer & 0x04 != 0)
-    ok &= _u16(data, starts + at["record_record_length"][0], byteorder) == lengths
+    record_length = uints(data, starts + at["record_record_length"][0], 2, byteorder)
+    ok &= record_length.astype(np.int64) == lengths
     inner = bv.fixed(data, starts + at["formatted_record_type"][0], 1)[:, 0]
-    ok &= (inner & 0x01) != 0
-    fixed_length = _u16(data, starts + at["formatted_fixed_length"][0], byteorder)
-    ok &= at["data"][0] + fixed_length <= lengths
+    # the formatted header's fixed length is the VALUE COMPRESSION header's number of columns
+    size = uints(data, starts + at["formatted_fixed_length"][0], 2, byteorder).astype(np.int64)
     needed = max(
         (e.column.field_offset + e.column.fixed_width + e.column.nullable for e in plan), default=0
     )
-    return ok & (needed <= fixed_length)
+    formatted = ok & (inner & 0x01 != 0) & (at["data"][0] + size <= lengths) & (needed <= size)
+    offset_array = at["data"][0] + 2 * (len(plan) + 1)
+    compressed = ok & (inner & 0x03 == 0x02) & (size == len(plan)) & (offset_array <= lengths)
+    return formatted, compressed
 
 
-def _columns(data, starts, lengths, plan, byteorder, codec, absent=None):
+@dataclasses.dataclass
+class _Place:
+    """Where one column's value is in each row: ``present`` rows have it at ``start`` (``size``
+    bytes, or the column's fixed width when ``size`` is None); the others are a logged NULL,
+    out of row, the system default, absent (a null image), or ``doubtful`` (the row goes to
+    the row decoder)."""
+
+    present: np.ndarray
+    start: np.ndarray
+    size: np.ndarray | None
+    null: np.ndarray
+    out_of_row: np.ndarray
+    default: np.ndarray
+    doubtful: np.ndarray
+
+
+def _formatted_place(data, base, row_end, column, byteorder, absent) -> _Place:
+    """A formatted row: the fixed portion at the column's field offset, then its null byte; a
+    varying or LOB column's portion points (offset, length) at the variable data."""
+    rows = len(base)
+    at = base + column.field_offset
+    doubtful = np.zeros(rows, bool)
+    null = np.zeros(rows, bool)
+    if column.nullable:
+        null_byte = bv.fixed(data, at + column.fixed_width, 1)[:, 0]
+        # decode_row: 'null byte ... not 00/01', a row error
+        doubtful |= (null_byte > 1) & ~absent
+        null = (null_byte == 1) & ~absent
+    present = ~null & ~absent
+    out_of_row = np.zeros(rows, bool)
+    size = None
+    if column.varying or column.field_type in r.LOB_TYPES:
+        offset = uints(data, at, 2, byteorder).astype(np.int64)
+        size = uints(data, at + 2, 2, byteorder).astype(np.int64)
+        out_of_row = present & (offset & 0x8000 != 0)
+        present &= ~out_of_row
+        at = base + offset
+        past_end = present & (at + size > row_end)
+        doubtful |= past_end  # decode_row: 'variable data ... runs past', a row error
+        present &= ~past_end
+    return _Place(present, at, size, null, out_of_row, np.zeros(rows, bool), doubtful)
+
+
+def _compressed_place(data, base, row_end, index, column, byteorder, absent) -> _Place:
+    """A VALUE COMPRESSION row (interpretation 11): the value runs from the column's entry of
+    the offset array to the next one's, both counted from the array's start; an entry with
+    0x8000 points at an attribute byte (01 NULL, 80 system default) or, for a varying column,
+    at a 24-byte out-of-row descriptor."""
+    entry = uints(data, base + 2 * index, 2, byteorder).astype(np.int64)
+    after = uints(data, base + 2 * index + 2, 2, byteorder).astype(np.int64)
+    start, end = base + (entry & 0x7FFF), base + (after & 0x7FFF)
+    size = end - start
+    # decode_row: 'data ... is outside the row', a row error
+    doubtful = ~absent & ((size < 0) | (end > row_end))
+    attribute = ~absent & ~doubtful & (entry & 0x8000 != 0)
+    first = bv.fixed(data, start, 1)[:, 0]
+    null = attribute & (size == 1) & (first == 0x01)
+    default = attribute & (size == 1) & (first == 0x80)
+    out_of_row = attribute & (size == r.OUT_OF_ROW_DESCRIPTOR) & column.varying
+    doubtful |= attribute & ~(null | default | out_of_row)  # neither: a row error
+    present = ~absent & ~doubtful & ~attribute
+    if not (column.varying or column.field_type in r.LOB_TYPES):
+        # a fixed-width value of another width: the row decoder says what it is
+        doubtful |= present & (size != column.fixed_width)
+        present &= size == column.fixed_width
+        size = None
+    return _Place(present, start, size, null, out_of_row, default, doubtful)
+
+
+def _columns(data, starts, lengths, plan, byteorder, codec, absent=None, value_compressed=False):
     """Per column of the layout: (Arrow strings over all rows, none_source per row or None);
     and the rows the per-row decoder must take instead. ``absent`` rows (null images) are
     neither read nor flagged."""
     rows = len(starts)
     absent = np.zeros(rows, bool) if absent is None else absent
     base = starts + _header_offsets(byteorder)["data"][0]
+    row_end = starts + lengths
     doubtful = np.zeros(rows, bool)
     columns, reasons = [], []
-    for entry in plan:
+    for index, entry in enumerate(plan):
         column = entry.column
-        at = base + column.field_offset
-        width = column.fixed_width
-        null = np.zeros(rows, bool)
-        if column.nullable:
-            null_byte = bv.fixed(data, at + width, 1)[:, 0]
-            # decode_row: 'null byte ... not 00/01', a row error
-            doubtful |= (null_byte > 1) & ~absent
-            null = (null_byte == 1) & ~absent
-        present = ~null & ~absent
-        variable = column.varying or column.field_type in r.LOB_TYPES
-        if variable:
-            pointer = bv.fixed(data, at, 4).astype(np.int64)
-            first, second = (pointer[:, 0:2], pointer[:, 2:4])
-            if byteorder == "little":
-                offset, size = first[:, 0] | first[:, 1] << 8, second[:, 0] | second[:, 1] << 8
-            else:
-                offset, size = first[:, 0] << 8 | first[:, 1], second[:, 0] << 8 | second[:, 1]
-            out_of_row = present & (offset & 0x8000 != 0)
-            present &= ~out_of_row
-            value_start = base + offset
-            past_end = present & (value_start + size > starts + lengths)
-            doubtful |= past_end  # decode_row: 'variable data ... runs past', a row error
-            present &= ~past_end
-            take = np.flatnonzero(present)
-            value_data, value_offsets = bv.ragged(data, value_start[take], size[take])
+        if value_compressed:
+            place = _compressed_place(data, base, row_end, index, column, byteorder, absent)
         else:
-            out_of_row = np.zeros(rows, bool)
-            take = np.flatnonzero(present)
-            matrix = bv.fixed(data, at[take], width)
+            place = _formatted_place(data, base, row_end, column, byteorder, absent)
+        doubtful |= place.doubtful
+        take = np.flatnonzero(place.present)
+        if place.size is None:
+            matrix = bv.fixed(data, place.start[take], column.fixed_width)
             value_data = matrix.reshape(-1)
-            value_offsets = np.arange(len(take) + 1, dtype=np.int32) * width
-        if variable:
-            texts, bad, value_reasons = _render(entry, None, value_data, value_offsets,
-                                                byteorder, codec)  # fmt: skip
+            value_offsets = np.arange(len(take) + 1, dtype=np.int32) * column.fixed_width
         else:
-            texts, bad, value_reasons = _render(entry, matrix, value_data, value_offsets,
-                                                byteorder, codec)  # fmt: skip
+            matrix = None
+            value_data, value_offsets = bv.ragged(data, place.start[take], place.size[take])
+        texts, bad, value_reasons = _render(entry, matrix, value_data, value_offsets,
+                                            byteorder, codec)  # fmt: skip
         doubtful[take[bad]] = True
         position = np.full(rows, -1, np.int64)
         position[take] = np.arange(len(take))
         every_row = len(take) == rows
         columns.append(texts if every_row else texts.take(pa.array(position, mask=position < 0)))
         why = None
-        if null.any() or out_of_row.any() or value_reasons is not None:
+        if place.null.any() or place.out_of_row.any() or value_reasons is not None:
             why = np.full(rows, None, object)
-            why[null] = "null"
-            why[out_of_row] = "out_of_row"
+            why[place.null] = "null"
+            why[place.out_of_row] = "out_of_row"
             if value_reasons is not None:
                 why[take] = np.where(value_reasons == None, why[take], value_reasons)  # noqa: E711
+        if place.default.any():
+            columns[-1], why = _with_default(entry, place.default, columns[-1], why)
         reasons.append(why)
     return columns, reasons, doubtful
+
+
+def _with_default(entry, default: np.ndarray, texts: pa.Array, why):
+    """The rendered system default in the rows whose attribute byte says so (or its
+    none_source, when the log does not hold the value: a DATE/TIME/TIMESTAMP default)."""
+    try:
+        value = entry.default()
+    except r._Reason as reason:
+        why = np.full(len(default), None, object) if why is None else why
+        why[default] = reason.reason
+        return texts, why
+    return pc.if_else(pa.array(default), pa.scalar(value, pa.string()), texts), why
 
 
 def _render(entry, matrix, data, offsets, byteorder, codec):

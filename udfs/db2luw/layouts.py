@@ -47,7 +47,6 @@ from construct import (
     Bytes,
     Construct,
     FixedSized,
-    FormatField,
     GreedyBytes,
     GreedyRange,
     Int8ub,
@@ -62,12 +61,12 @@ from construct import (
     Int64ub,
     Int64ul,
     Peek,
-    Renamed,
-    SizeofError,
     Struct,
     Subconstruct,
     this,
 )
+
+from udfs.batch import FieldSpec, layout_fields, struct_format
 
 BYTE_ORDERS = ("little", "big")
 
@@ -443,40 +442,20 @@ def layouts(byteorder: str = "little") -> SimpleNamespace:
 # --- fast formats derived from the layouts ---------------------------------------------------
 
 
-def _leaf_formats(layout: Struct, prefix: str = "") -> list[tuple[str, str]]:
-    """(name, struct code) of the leading fixed-size fields, nested Structs flattened."""
-    fields: list[tuple[str, str]] = []
-    for sub in layout.subcons:
-        inner = sub.subcon if isinstance(sub, Renamed) else sub
-        if isinstance(inner, FormatField):
-            fields.append((prefix + sub.name, inner.fmtstr[1:]))
-        elif isinstance(inner, Bytes) and isinstance(inner.length, int):
-            fields.append((prefix + sub.name, f"{inner.length}s"))
-        elif isinstance(inner, Struct):
-            nested = _leaf_formats(inner, prefix)
-            fields.extend(nested)
-            if sum(struct.calcsize(code) for _, code in nested) != _size_or_none(inner):
-                break  # the nested Struct ends in a variable part: stop here too
-        else:
-            break
-    return fields
-
-
-def _size_or_none(layout: Construct) -> int | None:
-    try:
-        return layout.sizeof()
-    except SizeofError:
-        return None
-
-
 @functools.cache
 def fixed_format(name: str, byteorder: str = "little") -> tuple[struct.Struct, tuple[str, ...]]:
     """A ``struct.Struct`` for the leading fixed-size fields of layout ``name`` and their names.
 
-    Derived from the construct layout, not written twice: ``fixed_format("insert_record")``
-    covers the DMS header through ``record_offset`` (20 bytes).
+    Derived from the construct layout by :func:`udfs.batch.layout_fields` (the field table the
+    batch decoders read too), not written twice: ``fixed_format("insert_record")`` covers the
+    DMS header through ``record_offset`` (20 bytes).
     """
-    layout = getattr(layouts(byteorder), name)
-    fields = _leaf_formats(layout)
-    code = (">" if byteorder == "big" else "<") + "".join(code for _, code in fields)
-    return struct.Struct(code), tuple(field for field, _ in fields)
+    fields = leading_fields(name, byteorder)
+    code = struct_format(list(fields), byteorder)
+    return struct.Struct(code), tuple(spec.name for spec in fields)
+
+
+@functools.cache
+def leading_fields(name: str, byteorder: str = "little") -> tuple[FieldSpec, ...]:
+    """The field table (name, offset, width, …) of layout ``name``'s leading fixed-size fields."""
+    return tuple(layout_fields(getattr(layouts(byteorder), name), leading=True))

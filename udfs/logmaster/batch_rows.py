@@ -20,7 +20,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from udfs import batch_values as bv
 from udfs import values
+from udfs.batch import binary_buffers
 from udfs.logmaster import control
 from udfs.logmaster import rows as row_images
 
@@ -275,18 +277,7 @@ def _versions_of(batch: pa.RecordBatch, versions: dict[tuple[int, int], list[Tab
 def _data_slices(batch: pa.RecordBatch) -> pa.Array:
     """DATA of each record: ``data_length`` bytes at ``data_offset`` of ``record_bytes``
     (what int_logmaster_changes_reassembled cuts for a one-segment record)."""
-    record_bytes = batch.column("record_bytes")
-    if record_bytes.offset:
-        record_bytes = pa.concat_arrays([record_bytes])
-    offsets = np.frombuffer(record_bytes.buffers()[1], np.int32)[: len(record_bytes) + 1]
-    data = np.frombuffer(record_bytes.buffers()[2], np.uint8)
-    begin = offsets[:-1] + batch.column("data_offset").fill_null(0).to_numpy(zero_copy_only=False)
+    buffer, starts, _ = binary_buffers(batch.column("record_bytes"))
+    begin = starts + batch.column("data_offset").fill_null(0).to_numpy(zero_copy_only=False)
     width = np.maximum(batch.column("data_length").fill_null(0).to_numpy(zero_copy_only=False), 0)
-    new_offsets = np.zeros(len(width) + 1, np.int64)
-    np.cumsum(width, out=new_offsets[1:])
-    take = np.repeat(begin - new_offsets[:-1], width) + np.arange(new_offsets[-1])
-    return pa.BinaryArray.from_buffers(
-        pa.binary(),
-        len(width),
-        [None, pa.py_buffer(new_offsets.astype(np.int32)), pa.py_buffer(data[take])],
-    )
+    return bv.slices(buffer, begin, width)

@@ -56,6 +56,7 @@ import pyarrow.compute as pc
 
 from udfs import batch_values as bv
 from udfs import unavailable, values
+from udfs.batch import binary_buffers, uints
 
 VARYING_TYPES = frozenset({"VCHR", "VGRF", "LVCH", "LVGR", "ROWI", "BLOB", "CLOB", "DBCL", "XML"})
 DOUBLE_BYTE_TYPES = frozenset({"GRPH", "VGRF", "LVGR", "DBCL"})
@@ -307,8 +308,7 @@ class _Cursor:
 
     def u16(self, what: str) -> np.ndarray:
         starts, widths = self.take(2, what)
-        matrix = bv.fixed(self.buffer, starts, 2).astype(np.int64)
-        return np.where(widths == 2, matrix[:, 0] << 8 | matrix[:, 1], 0)
+        return np.where(widths == 2, uints(self.buffer, starts, 2, "big").astype(np.int64), 0)
 
 
 def _render(
@@ -464,23 +464,6 @@ _FIELDS = ["before_values", "after_values", "warnings", "error",
            "before_unavailable", "after_unavailable"]  # fmt: skip
 
 
-def _binary_buffers(data: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(bytes, starts, lengths) of an Arrow binary array, without copying the bytes."""
-    if pa.types.is_large_binary(data.type):
-        offset_type = np.int64
-    else:
-        data = data.cast(pa.binary())
-        offset_type = np.int32
-    buffers = data.buffers()
-    offsets = np.frombuffer(buffers[1], offset_type)[data.offset : data.offset + len(data) + 1]
-    offsets = offsets.astype(np.int64)
-    raw = np.frombuffer(buffers[2], np.uint8) if buffers[2] is not None else np.zeros(0, np.uint8)
-    lengths = np.diff(offsets)
-    if data.null_count:
-        lengths = np.where(data.is_null().to_numpy(zero_copy_only=False), 0, lengths)
-    return raw, offsets[:-1], lengths
-
-
 def decode_batch(data: pa.Array, change_type: pa.Array, layout: RowLayout) -> pa.StructArray:
     """Decode the DATA fields of rows that share one layout -> the UDF's struct array.
 
@@ -490,7 +473,7 @@ def decode_batch(data: pa.Array, change_type: pa.Array, layout: RowLayout) -> pa
     (:func:`limit_keys`), or its error.
     """
     rows = len(data)
-    buffer, starts, lengths = _binary_buffers(data)
+    buffer, starts, lengths = binary_buffers(data)
     types = pc.utf8_trim_whitespace(change_type.cast(pa.string())).fill_null("")
     kinds = types.to_numpy(zero_copy_only=False)
     slots = [
@@ -740,7 +723,7 @@ def _without_layout(data: pa.Array, change_type: pa.Array) -> pa.StructArray:
     """Rows without a layout: an error where DATA holds row images or limit keys."""
     types = pc.utf8_trim_whitespace(change_type.cast(pa.string())).fill_null("")
     kinds = types.to_numpy(zero_copy_only=False)
-    limited = np.isin(kinds, LIMIT_KEY_CHANGE_TYPES) & (_binary_buffers(data)[2] > 2)
+    limited = np.isin(kinds, LIMIT_KEY_CHANGE_TYPES) & (binary_buffers(data)[2] > 2)
     has_images = np.isin(kinds, list(IMAGES_BY_CHANGE_TYPE)) | limited
     rows = len(change_type)
     errors = pa.array(np.where(has_images, _NO_LAYOUT, None).tolist(), pa.string())

@@ -26,10 +26,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from udfs import batch_values
+from udfs.batch import binary_buffers, field_ints, layout_fields, uints
 from udfs.errors import DecodeError
 from udfs.soliddb.catalog import Column
 from udfs.soliddb.data_format import LONG_LENGTH_MARK, LONG_LENGTH_SIZE, RESERVED_LEAD
-from udfs.soliddb.layouts import FIXED_WIDTHS, Encoding
+from udfs.soliddb.layouts import DATE_VALUE, FIXED_WIDTHS, Encoding
 from udfs.soliddb.records import NULL_LOGGED, NULL_NOT_IN_RECORD, decode_row_data
 
 _HAS_EMPTY_VALUE = frozenset((Encoding.CHAR, Encoding.UNICODE, Encoding.BINARY))
@@ -60,7 +61,8 @@ def decode_rows(
 ) -> DecodedRows:
     """Decode non-null DATA values of one layout; see the module docstring."""
     data = data.cast(pa.binary())
-    buffer, begin, end = _buffer(data)
+    buffer, begin, lengths = binary_buffers(data)
+    end = begin + lengths
     fields = _frame(buffer, begin, end, len(columns))
     values, reasons = [], []
     for index, column in enumerate(columns):
@@ -78,16 +80,6 @@ def decode_rows(
 # --- framing --------------------------------------------------------------------------------------
 
 
-def _buffer(data: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The batch's DATA bytes as one numpy buffer, and each row's [begin, end)."""
-    _, offsets_buffer, data_buffer = data.buffers()
-    offsets = np.frombuffer(offsets_buffer, np.int32, len(data) + 1, data.offset * 4).astype(
-        np.int64
-    )
-    buffer = np.frombuffer(data_buffer, np.uint8) if data_buffer else np.zeros(0, np.uint8)
-    return buffer, offsets[:-1], offsets[1:]
-
-
 def _frame(buffer: np.ndarray, begin: np.ndarray, end: np.ndarray, count: int) -> _Fields:
     rows = len(begin)
     starts = np.zeros((count, rows), np.int64)
@@ -101,7 +93,11 @@ def _frame(buffer: np.ndarray, begin: np.ndarray, end: np.ndarray, count: int) -
         lead = buffer[np.minimum(position, last)].astype(np.int64) if len(buffer) else position * 0
         long_form = here & (lead == LONG_LENGTH_MARK)
         start = position + 1 + LONG_LENGTH_SIZE * long_form
-        length = np.where(long_form, _u32le(buffer, position + 1), lead)
+        length = np.where(
+            long_form,
+            uints(buffer, position + 1, LONG_LENGTH_SIZE, "little").astype(np.int64),
+            lead,
+        )
         broken = here & ((lead == RESERVED_LEAD) | (start + length > end))
         slow |= broken
         here &= ~broken
@@ -109,14 +105,6 @@ def _frame(buffer: np.ndarray, begin: np.ndarray, end: np.ndarray, count: int) -
         position = np.where(here, start + length, position)
     slow |= position < end  # more fields than columns
     return _Fields(starts, lengths, present, slow)
-
-
-def _u32le(buffer: np.ndarray, at: np.ndarray) -> np.ndarray:
-    if len(buffer) == 0:
-        return np.zeros(len(at), np.int64)
-    index = np.minimum(at[:, None] + np.arange(LONG_LENGTH_SIZE), len(buffer) - 1)
-    raw = buffer[index].astype(np.int64)
-    return raw[:, 0] | (raw[:, 1] << 8) | (raw[:, 2] << 16) | (raw[:, 3] << 24)
 
 
 # --- one column -----------------------------------------------------------------------------------
@@ -192,12 +180,15 @@ def _doubles(matrix: np.ndarray, column: Column) -> tuple[pa.Array, np.ndarray]:
     return texts, bad | ~np.isfinite(floats)
 
 
+# DATE_VALUE's fields, at the offsets its construct Struct gives
+_DATE_FIELDS = {spec.name: spec for spec in layout_fields(DATE_VALUE)}
+
+
 def _dates(matrix: np.ndarray, column: Column) -> tuple[pa.Array, np.ndarray]:
     """11-byte DATE / TIME / TIMESTAMP; anything out of the ordinary goes to the scalar path."""
-    m = matrix.astype(np.int64)
-    year = (m[:, 0] << 8) | m[:, 1]
-    month, day, hour, minute, second = m[:, 2], m[:, 3], m[:, 4], m[:, 5], m[:, 6]
-    nanos = (m[:, 7] << 24) | (m[:, 8] << 16) | (m[:, 9] << 8) | m[:, 10]
+    m = {name: field_ints(matrix, spec).astype(np.int64) for name, spec in _DATE_FIELDS.items()}
+    year, month, day = m["year"], m["month"], m["day"]
+    hour, minute, second, nanos = m["hour"], m["minute"], m["second"], m["fraction"]
     leap = (year % 4 == 0) & ((year % 100 != 0) | (year % 400 == 0))
     month_days = _DAYS_IN_MONTH[np.clip(month, 0, 12)] - ((month == 2) & ~leap)
     date_ok = (month >= 1) & (month <= 12) & (day >= 1) & (day <= month_days)
@@ -216,8 +207,8 @@ def _dates(matrix: np.ndarray, column: Column) -> tuple[pa.Array, np.ndarray]:
     if kind == "TIMESTAMP":
         pieces += [b".", _digits(nanos, 9)]
     if not pieces:  # not a date/time type: the scalar decoder says so
-        return pa.nulls(len(m), pa.string()), np.ones(len(m), bool)
-    rows = len(m)
+        return pa.nulls(len(matrix), pa.string()), np.ones(len(matrix), bool)
+    rows = len(matrix)
     matrix_text = np.hstack(
         [
             p if isinstance(p, np.ndarray) else np.tile(np.frombuffer(p, np.uint8), (rows, 1))

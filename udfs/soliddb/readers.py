@@ -37,12 +37,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from udfs.batch_values import hex_strings
+from udfs.batch import binary_buffers
+from udfs.batch_values import hex_strings, ragged
 from udfs.errors import DecodeError
 from udfs.soliddb.layouts import (
     BINARY_COLUMNS,
@@ -198,12 +198,8 @@ def _is_binary(kind: pa.DataType) -> bool:
 def hex_upper_array(column: pa.Array) -> pa.Array:
     """A binary column as upper-case hex strings (nulls stay null), vectorised."""
     values = column.cast(pa.binary())
-    _, offsets_buffer, data_buffer = values.buffers()
-    offsets = np.frombuffer(offsets_buffer, np.int32, len(values) + 1, values.offset * 4)
-    data = np.frombuffer(data_buffer, np.uint8) if data_buffer else np.zeros(0, np.uint8)
-    data = data[offsets[0] : offsets[-1]]
-    texts = hex_strings(data, (offsets - offsets[0]).astype(np.int32))
-    return pc.if_else(values.is_null(), pa.scalar(None, pa.string()), texts)
+    data, offsets = ragged(*binary_buffers(values))
+    return pc.if_else(values.is_null(), pa.scalar(None, pa.string()), hex_strings(data, offsets))
 
 
 def csv_records(path: Path) -> Iterator[bytes]:
