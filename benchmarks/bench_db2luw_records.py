@@ -5,8 +5,10 @@ on one core: decoding frame batches (``batch_records.log_batch`` vs
 ``readers.log_batch_per_record``), the inserts' row images (``batch_rows.decode_images`` vs
 ``decode_image`` one at a time, 8,192 images a call), then the data source's whole read
 (framing + decoding, as a ``logmart_db2luw`` task does before Spark or the raw writer get the
-Arrow batches), without and with option ``images``. Every path runs twice; the second run is
-the figure (the first pays imports and caches).
+Arrow batches), without and with option ``images``; last, the VALUE COMPRESSION images of
+``generate``'s demo capture (1,000 transactions, its images repeated to ``--compressed``),
+both ways. Every path runs twice;
+the second run is the figure (the first pays imports and caches).
 
     python benchmarks/bench_db2luw_records.py --records 500000
 """
@@ -21,9 +23,10 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from logmart_generators.db2luw import generate_benchmark
+from logmart_generators.db2luw import generate, generate_benchmark
 from udfs.db2luw import batch_records, batch_rows, readers
-from udfs.db2luw.rows import TableLayout, read_catalog
+from udfs.db2luw.records import decode_record, iter_log_records
+from udfs.db2luw.rows import LayoutBook, TableLayout, read_catalog
 from udfs.db2luw.source import Db2LuwReader
 from udfs.framing import FrameBatch, db2_read_log_length, db2_resync, frame_file
 
@@ -50,6 +53,36 @@ def images_only(images: pa.Array, layout: TableLayout, column_at_a_time: bool) -
     return time.perf_counter() - started
 
 
+def compressed_images(root: Path, transactions: int) -> dict[TableLayout, pa.Array]:
+    """The images of ``generate``'s VALUE COMPRESSION tables, by layout (every row of those
+    tables is a VALUE COMPRESSION row)."""
+    generate(root, transactions, 3)
+    (capture,) = sorted((root / "db2luw").iterdir())
+    records = [
+        decode_record(framed.record, "little")
+        for path in sorted(capture.glob("*.log"))
+        for framed in iter_log_records(path.read_bytes(), "filter", "little")
+    ]
+    book = LayoutBook(read_catalog(capture / "catalog"))
+    for record in records:
+        book.observe(record)
+    found: dict[TableLayout, list[bytes]] = {}
+    for record in records:
+        if not record.get("table_space_identifier"):
+            continue
+        layout = book.at(record["table_space_identifier"], record["table_identifier"],
+                         record["lsn"])  # fmt: skip
+        if layout is None or not layout.value_compression:
+            continue
+        images = [
+            record.get("before_image"),
+            record.get("after_image"),
+            *(record.get("images") or []),
+        ]
+        found.setdefault(layout, []).extend(image for image in images if image is not None)
+    return {layout: pa.array(images, pa.binary()) for layout, images in found.items()}
+
+
 def data_source_read(root: Path, decoder: Decoder, **options: str) -> tuple[float, int]:
     """The data source's read of every partition with ``decoder`` as ``readers.log_batch``."""
     original, readers.log_batch = readers.log_batch, decoder
@@ -66,6 +99,12 @@ def data_source_read(root: Path, decoder: Decoder, **options: str) -> tuple[floa
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=200_000, help="inserts to generate")
+    parser.add_argument(
+        "--compressed",
+        type=int,
+        default=50_000,
+        help="VALUE COMPRESSION images to time (the capture's, repeated)",
+    )
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="logmart-bench-db2luw-"))
     path = root / "db2luw" / "bench" / "S0000000.log"
@@ -99,6 +138,20 @@ def main() -> None:
     seconds, rows = data_source_read(root, batch_records.log_batch, images="true")
     print(f"read + images (column-at-a-time) {rows:>9,} rows {seconds:6.2f} s "
           f"{rows / seconds:>10,.0f}/s")  # fmt: skip
+    compressed = compressed_images(root / "compressed", 1000)
+    repeat = -(-args.compressed // sum(len(images) for images in compressed.values()))
+    compressed = {
+        layout: pa.concat_arrays([images] * repeat) for layout, images in compressed.items()
+    }
+    count = sum(len(images) for images in compressed.values())
+    for name, column_at_a_time in (("column-at-a-time", True), ("per image", False)):
+        for _ in range(2):
+            started = time.perf_counter()
+            for layout, images in compressed.items():
+                images_only(images, layout, column_at_a_time)
+            seconds = time.perf_counter() - started
+        print(f"VALUE COMPRESSION images, {name:<16} {count:>9,} images {seconds:6.2f} s "
+              f"{count / seconds:>10,.0f}/s")  # fmt: skip
 
 
 if __name__ == "__main__":
