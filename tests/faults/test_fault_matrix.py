@@ -20,6 +20,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from tests import background
 from tests.faults import damage as d
 from tests.faults.cases import CASES, write_all
 
@@ -74,9 +75,9 @@ EXPORTED = ["marts.quarantine", "marts.reconciliation", "marts.fct_changes",
             "marts.fct_transactions", "raw.logmaster_control_records"]  # fmt: skip
 
 
-def export(warehouse: Path, env: dict[str, str]) -> Path:
+def export(context: background.Scenario, warehouse: Path, env: dict[str, str]) -> Path:
     out = warehouse.with_name(warehouse.name + "-export")
-    result = subprocess.run(
+    result = context.run(
         [sys.executable, "-c", EXPORT, str(warehouse), str(out), *EXPORTED],
         capture_output=True, text=True, env=env, cwd=REPO, timeout=600,
     )  # fmt: skip
@@ -88,21 +89,21 @@ def read(exported: Path, table: str, columns: list[str] | None = None) -> list[d
     return pq.read_table(exported / table, columns=columns).to_pylist()
 
 
-@pytest.fixture(scope="module")
-def matrix(tmp_path_factory: pytest.TempPathFactory) -> Matrix:
-    raw = tmp_path_factory.mktemp("faults-raw")
-    warehouse = tmp_path_factory.mktemp("faults-warehouse")
+@background.scenario("faults", __file__)
+def build_the_matrix(context: background.Scenario) -> Matrix:
+    raw, warehouse = context.work / "faults-raw", context.work / "faults-warehouse"
+    raw.mkdir()
     with tempfile.TemporaryDirectory() as scratch:
         facts = write_all(raw, Path(scratch))
     env = {k: v for k, v in os.environ.items() if not k.startswith("LOGMART_")}
-    result = subprocess.run(
+    result = context.run(
         # dbt's unit tests test the SQL, not the logs: the demo build runs them
         [sys.executable, "-m", "udfs.cli", "build", "--raw", str(raw), "--warehouse",
          str(warehouse), "--", "--exclude-resource-type", "unit_test"],
         capture_output=True, text=True, env=env, cwd=REPO, timeout=1800,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr[-3000:]
-    exported = export(warehouse, env)
+    exported = export(context, warehouse, env)
     return Matrix(
         raw,
         warehouse,
@@ -117,6 +118,12 @@ def matrix(tmp_path_factory: pytest.TempPathFactory) -> Matrix:
         read(exported, "raw.logmaster_control_records",
              ["capture", "source_file", "raw_offset", "record_type", "decode_error"]),
     )  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def matrix() -> Matrix:
+    """The matrix's build (it runs in the background from the session's start)."""
+    return background.result("faults")
 
 
 # --- every case ----------------------------------------------------------------------------------
