@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
-from tests import background
 from udfs.session import spark_session
 
 # Small but complete workloads: every scripted case of each generator, built in one go.
@@ -54,23 +53,10 @@ def spark(warehouse: Path, spark_launch_dir: Path) -> Iterator[SparkSession]:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Every test that uses the `spark` fixture is a `spark` test (`-m "not spark"` skips it).
-    The tests of the background scenarios run last (tests/background.py)."""
+    """Every test that uses the `spark` fixture is a `spark` test (`-m "not spark"` skips it)."""
     for item in items:
         if "spark" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.spark)
-    background.order_last(items)
-
-
-@pytest.fixture(scope="session", autouse=True)
-def background_scenarios(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[None]:
-    """Start the selected tests' scenarios (whole builds in processes of their own) beside the
-    rest of the suite; stop whatever still runs when the session ends."""
-    background.start_session(tmp_path_factory, request.session.items)
-    yield
-    background.end_session()
 
 
 @dataclass(frozen=True)

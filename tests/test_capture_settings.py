@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from tests import background
 from udfs.cli import _capture_settings, build_parser
 from udfs.errors import LogmartError
 from udfs.pipeline import RAW_TABLES, capture_settings, source_settings
@@ -87,43 +86,33 @@ def test_unknown_flag_value_is_refused_by_the_parser():
         build_parser().parse_args(["build", "--raw", "r", "--db2luw-byteorder", "middle"])
 
 
-@background.scenario("capture_settings", __file__)
-def build_with_flags_then_variables(context: background.Scenario) -> tuple:
-    """A big-endian LSN-framed capture built with the flags, then with the same settings as
-    environment variables: the two `logmart build` runs."""
+def _logmart(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "udfs.cli", *args],
+        capture_output=True, text=True, env=env, cwd=REPO, timeout=1200,
+    )  # fmt: skip
+
+
+@pytest.mark.spark
+def test_a_big_endian_lsn_capture_builds_with_the_flags_and_with_the_variables(tmp_path: Path):
+    """`logmart build --db2luw-framing lsn --db2luw-byteorder big` decodes such a capture with
+    nothing quarantined; the same settings given as environment variables are the same build
+    (nothing to decode again, the marts current)."""
     from logmart_generators.db2luw import generate
 
-    raw, warehouse = context.work / "raw", context.work / "warehouse"
+    raw, warehouse = tmp_path / "raw", tmp_path / "warehouse"
     generate(raw, 20, 3, framing="lsn", byteorder="big")
     env = {k: v for k, v in os.environ.items() if not k.startswith("LOGMART_")}
     where = ["--raw", str(raw), "--warehouse", str(warehouse), "--checks", "none"]
     flags = ["--db2luw-framing", "lsn", "--db2luw-byteorder", "big"]
-
-    def logmart(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
-        return context.run(
-            [sys.executable, "-m", "udfs.cli", *args],
-            capture_output=True, text=True, env=env, cwd=REPO, timeout=1200,
-        )  # fmt: skip
-
-    first = logmart("build", *where, *flags, env=env)
-    if first.returncode != 0:
-        return first, None
-    variables = {"LOGMART_DB2LUW_FRAMING": "lsn", "LOGMART_DB2LUW_BYTEORDER": "big"}
-    return first, logmart("build", *where, env={**env, **variables})
-
-
-@pytest.mark.spark
-def test_a_big_endian_lsn_capture_builds_with_the_flags_and_with_the_variables():
-    """`logmart build --db2luw-framing lsn --db2luw-byteorder big` decodes such a capture with
-    nothing quarantined; the same settings given as environment variables are the same build
-    (nothing to decode again, the marts current). The builds run in the background
-    (tests/background.py)."""
-    first, second = background.result("capture_settings")
+    first = _logmart("build", *where, *flags, env=env)
     assert first.returncode == 0, first.stderr[-3000:]
     # the first table printed: source_system, records_read, records_decoded, records_quarantined
     db2luw = next(line.split() for line in first.stdout.splitlines() if line.startswith("db2luw "))
     read, decoded, quarantined = map(int, db2luw[1:4])
     assert (quarantined, decoded) == (0, read) and read > 0, first.stdout
+    variables = {"LOGMART_DB2LUW_FRAMING": "lsn", "LOGMART_DB2LUW_BYTEORDER": "big"}
+    second = _logmart("build", *where, env={**env, **variables})
     assert second.returncode == 0, second.stderr[-3000:]
     assert re.search(r"files: 0 decoded, [1-9][0-9]* unchanged", second.stdout), second.stdout
     assert "the marts are current" in second.stdout

@@ -20,7 +20,6 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from tests import background
 from tests.faults import damage as d
 from tests.faults.cases import CASES, write_all
 
@@ -75,9 +74,9 @@ EXPORTED = ["marts.quarantine", "marts.reconciliation", "marts.fct_changes",
             "marts.fct_transactions", "raw.logmaster_control_records"]  # fmt: skip
 
 
-def export(context: background.Scenario, warehouse: Path, env: dict[str, str]) -> Path:
+def export(warehouse: Path, env: dict[str, str]) -> Path:
     out = warehouse.with_name(warehouse.name + "-export")
-    result = context.run(
+    result = subprocess.run(
         [sys.executable, "-c", EXPORT, str(warehouse), str(out), *EXPORTED],
         capture_output=True, text=True, env=env, cwd=REPO, timeout=600,
     )  # fmt: skip
@@ -89,21 +88,21 @@ def read(exported: Path, table: str, columns: list[str] | None = None) -> list[d
     return pq.read_table(exported / table, columns=columns).to_pylist()
 
 
-@background.scenario("faults", __file__)
-def build_the_matrix(context: background.Scenario) -> Matrix:
-    raw, warehouse = context.work / "faults-raw", context.work / "faults-warehouse"
-    raw.mkdir()
+@pytest.fixture(scope="module")
+def matrix(tmp_path_factory: pytest.TempPathFactory) -> Matrix:
+    raw = tmp_path_factory.mktemp("faults-raw")
+    warehouse = tmp_path_factory.mktemp("faults-warehouse")
     with tempfile.TemporaryDirectory() as scratch:
         facts = write_all(raw, Path(scratch))
     env = {k: v for k, v in os.environ.items() if not k.startswith("LOGMART_")}
-    result = context.run(
+    result = subprocess.run(
         # dbt's unit tests test the SQL, not the logs: the demo build runs them
         [sys.executable, "-m", "udfs.cli", "build", "--raw", str(raw), "--warehouse",
          str(warehouse), "--", "--exclude-resource-type", "unit_test"],
         capture_output=True, text=True, env=env, cwd=REPO, timeout=1800,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr[-3000:]
-    exported = export(context, warehouse, env)
+    exported = export(warehouse, env)
     return Matrix(
         raw,
         warehouse,
@@ -118,12 +117,6 @@ def build_the_matrix(context: background.Scenario) -> Matrix:
         read(exported, "raw.logmaster_control_records",
              ["capture", "source_file", "raw_offset", "record_type", "decode_error"]),
     )  # fmt: skip
-
-
-@pytest.fixture(scope="module")
-def matrix() -> Matrix:
-    """The matrix's build (it runs in the background from the session's start)."""
-    return background.result("faults")
 
 
 # --- every case ----------------------------------------------------------------------------------

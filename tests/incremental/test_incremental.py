@@ -17,7 +17,6 @@ from typing import Any
 
 import pytest
 
-from tests import background
 from tests.incremental.scenario import CAPTURES, COPIES, DB2LUW, LOGMASTER, SOLIDDB
 
 pytestmark = pytest.mark.spark
@@ -26,23 +25,18 @@ ROOT = Path(__file__).resolve().parents[2]
 FOLDERS = {"db2zos": "logmaster", "db2luw": "db2luw", "soliddb": "soliddb"}
 
 
-@background.scenario("incremental", __file__)
-def run_scenario(context: background.Scenario) -> dict[str, Any]:
-    log = context.work / "scenario.log"
+@pytest.fixture(scope="module")
+def scenario(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    work = tmp_path_factory.mktemp("incremental")
+    log = work / "scenario.log"
     with log.open("w") as out:
-        done = context.run(
-            [sys.executable, "-m", "tests.incremental.scenario", str(context.work)],
-            cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, timeout=3600,
+        done = subprocess.run(
+            [sys.executable, "-m", "tests.incremental.scenario", str(work)],
+            cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, timeout=3600, check=False,
         )  # fmt: skip
     if done.returncode != 0:
-        raise AssertionError("the scenario failed:\n" + log.read_text()[-6000:])
-    return json.loads((context.work / "result.json").read_text())
-
-
-@pytest.fixture(scope="module")
-def scenario() -> dict[str, Any]:
-    """The scenario's result (it runs in the background from the session's start)."""
-    return background.result("incremental")
+        pytest.fail("the scenario failed:\n" + log.read_text()[-6000:])
+    return json.loads((work / "result.json").read_text())
 
 
 def _files(build: dict) -> dict[str, dict]:

@@ -6,32 +6,26 @@ quarantined with their reason."""
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests import background
-
 SOURCES = ("soliddb", "db2luw", "db2zos")
 
 
-@background.scenario("snapshots", __file__)
-def run_scenario(context: background.Scenario) -> dict[str, Any]:
-    context.run(
-        [sys.executable, "-m", "tests.marts.snapshot_scenario", str(context.work)],
+@pytest.fixture(scope="module")
+def result(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    work = tmp_path_factory.mktemp("snapshots")
+    subprocess.run(
+        [sys.executable, "-m", "tests.marts.snapshot_scenario", str(work)],
         check=True,
         cwd=Path(__file__).resolve().parents[2],
         timeout=3600,
     )
-    return json.loads((context.work / "result.json").read_text())
-
-
-@pytest.fixture(scope="module")
-def result() -> dict[str, Any]:
-    """The scenario's result (it runs in the background from the session's start)."""
-    result = background.result("snapshots")
+    result = json.loads((work / "result.json").read_text())
     assert "error" not in result, result["error"]
     return result
 
