@@ -102,7 +102,7 @@ def main() -> None:
     parser.add_argument(
         "--compressed",
         type=int,
-        default=50_000,
+        default=200_000,
         help="VALUE COMPRESSION images to time (the capture's, repeated)",
     )
     args = parser.parse_args()
