@@ -94,10 +94,10 @@
 
 {#- The dbt vars a source's decoded rows depend on, as one text (part of the fingerprint of an
     incremental model: changing one recomputes every capture of that source). Each source
-    declares them (udfs/<folder>/registration.py, DbtVar); the build passes them as the var
-    logmart_decode_vars, dbt_project.yml holds the same as its default. -#}
+    declares them (udfs/<folder>/registration.py, DbtVar); logmart passes them as the registry
+    var logmart_decode_vars (macros/sources.sql). -#}
 {% macro decode_settings(source) -%}
-    {%- set names = var('logmart_decode_vars')[source] -%}
+    {%- set names = logmart_registry('logmart_decode_vars')[source] -%}
     {%- set values = [] -%}
     {%- for name in names -%}
         {%- do values.append(name ~ '=' ~ var(name, '')) -%}

@@ -8,16 +8,38 @@
     int_<s>_transaction_records (fct_transactions): docs/adding-a-source.md, checked by
     tests/test_sources_contract.py.
 
-    The sources are those registered (udfs/sources.py, REGISTERED): the build passes their
-    folders as the var `logmart_source_folders` (dbt_project.yml holds the same default). A
-    build enables only the sources with files in the raw folder: `logmart build` sets the
-    var `logmart_sources` (udfs/pipeline.py), and dbt_project.yml enables each source's models
-    by it, so a source with nothing to read costs nothing. Without the var (a plain
-    `logmart dbt docs generate`) every source is in the graph.
+    The sources are those registered (udfs/sources.py, REGISTERED). dbt cannot import Python,
+    so logmart passes what dbt needs of the registry as vars on every dbt command it runs
+    (udfs.sources.dbt_vars, added by udfs.dbt_runner.dbt_args): `logmart_source_folders` and
+    the others read through logmart_registry(). dbt_project.yml names no source. A build
+    enables only the sources with files in the raw folder: `logmart build` sets the var
+    `logmart_sources` (udfs/pipeline.py), and each source's models say
+    `config(enabled=logmart_source_enabled('<folder>'))`, so a source with nothing to read
+    costs nothing. Without that var (`logmart dbt docs generate`) every source is in the graph.
 -#}
 {% macro logmart_sources() %}
-    {%- set every = var('logmart_source_folders') -%}
+    {%- set every = logmart_registry('logmart_source_folders') -%}
     {%- set enabled = var('logmart_sources', every) -%}
     {%- if enabled is string -%}{%- set enabled = every -%}{%- endif -%}  {#- sqlfluff's var() #}
     {{ return(every | select('in', enabled) | list) }}
+{% endmacro %}
+
+{#- Whether the models of source folder `folder` are in this build's graph (the config of every
+    model in models/*/<folder>/). -#}
+{% macro logmart_source_enabled(folder) %}
+    {{ return(folder in logmart_sources()) }}
+{% endmacro %}
+
+{#- The registry var `name` (udfs.sources.dbt_vars), which logmart passes on every dbt command;
+    a dbt run without it was not started by logmart. -#}
+{% macro logmart_registry(name) %}
+    {%- set value = var(name, none) -%}
+    {%- if value is none -%}
+        {{ exceptions.raise_compiler_error(
+            "dbt has no var " ~ name ~ ": logmart passes the registry of sources "
+            ~ "(udfs/sources.py) as vars on every dbt command it runs. Run dbt as "
+            ~ "`logmart dbt <command>` (or `logmart build`), not as a plain `dbt` command."
+        ) }}
+    {%- endif -%}
+    {{ return(value) }}
 {% endmacro %}

@@ -15,13 +15,14 @@ import yaml
 
 from udfs import last_build
 from udfs.cli import build_parser
+from udfs.dbt_runner import dbt_args
 from udfs.errors import LogmartError
 from udfs.pipeline import CHECKS, dbt_build_args, with_sources_var
 from udfs.session import local_shuffle_partitions
-from udfs.sources import dbt_vars
+from udfs.sources import REGISTERED, dbt_vars
 
 REPO = Path(__file__).resolve().parents[1]
-REGISTRY_VARS = dbt_vars()  # what the build passes dbt besides the enabled sources
+REGISTRY_VARS = dbt_vars()  # what every dbt command gets besides the enabled sources
 
 
 def test_a_users_build_runs_the_data_checks_selector():
@@ -104,7 +105,7 @@ def test_unit_test_names_are_unique_across_the_project():
 
 def test_only_the_sources_with_files_are_enabled():
     assert with_sources_var(["build"], ("logmaster",)) == [
-        "build", "--vars", json.dumps({**REGISTRY_VARS, "logmart_sources": ["logmaster"]}),
+        "build", "--vars", json.dumps({"logmart_sources": ["logmaster"]}),
     ]  # fmt: skip
     # no source with files: every source (the marts keep their columns)
     args = with_sources_var(["build"], ())
@@ -112,34 +113,44 @@ def test_only_the_sources_with_files_are_enabled():
 
 
 def test_the_registry_reaches_dbt_as_vars():
-    passed = json.loads(with_sources_var(["build"], ("db2luw",))[-1])
+    # every dbt command logmart runs (udfs.dbt_runner.dbt_args), a build's too
+    args = dbt_args(with_sources_var(["build"], ("db2luw",)), Path("/w"), REPO)
+    passed = json.loads(args[args.index("--vars") + 1])
+    assert passed["logmart_sources"] == ["db2luw"]
+    assert passed["logmart_source_folders"] == ["logmaster", "db2luw", "soliddb"]
     assert passed["logmart_source_systems"] == ["db2zos", "db2luw", "soliddb"]
     assert passed["logmart_sql_dialects"] == {
         "db2zos": "Db2 for z/OS", "db2luw": "Db2 LUW", "soliddb": "solidDB"
     }  # fmt: skip
     assert passed["logmart_decode_vars"]["db2luw"] == ["db2luw_codepage", "db2luw_graphic_codepage"]
+    # each source's own vars at their defaults (udfs/<folder>/registration.py)
+    assert passed["db2luw_codepage"] == "utf-8"
+    assert passed["logmaster_ebcdic_codepage"] == ""
+    assert passed["soliddb_wchar_codec"] == "utf-16-be"
 
 
 def test_the_sources_var_merges_into_the_callers_vars():
     args = with_sources_var(["build", "--vars", "{db2luw_codepage: cp1252}"], ("db2luw",))
     assert args[:2] == ["build", "--vars"]
-    assert json.loads(args[2]) == {
-        **REGISTRY_VARS, "logmart_sources": ["db2luw"], "db2luw_codepage": "cp1252"
-    }  # fmt: skip
+    assert json.loads(args[2]) == {"logmart_sources": ["db2luw"], "db2luw_codepage": "cp1252"}
     args = with_sources_var(["build", '--vars={"logmart_sources": ["soliddb"]}'], ("db2luw",))
-    assert json.loads(args[1].split("=", 1)[1]) == {**REGISTRY_VARS, "logmart_sources": ["soliddb"]}
+    assert json.loads(args[1].split("=", 1)[1]) == {"logmart_sources": ["soliddb"]}
+    # then the registry goes under both: the caller's value of a var wins
+    args = dbt_args(args, Path("/w"), REPO)
+    passed = json.loads(args[1].split("=", 1)[1])
+    assert passed == {**REGISTRY_VARS, "logmart_sources": ["soliddb"]}
+    assert args.count("--vars") == 0 and sum(a.startswith("--vars=") for a in args) == 1
 
 
-def test_dbt_project_enables_each_sources_folders_by_the_var():
+def test_dbt_project_names_no_source():
+    """Each source's models enable themselves (tests/test_sources_contract.py), and the
+    registry reaches dbt as vars: a new source does not edit dbt_project.yml."""
     project = (REPO / "dbt_project.yml").read_text()
-    for folder in ("logmaster", "db2luw", "soliddb"):
-        expression = (
-            f"{{{{ '{folder}' in var('logmart_sources', ['logmaster', 'db2luw', 'soliddb']) }}}}"
-        )
-        assert expression in project
-    models = yaml.safe_load(project)["models"]["logmart"]
-    for layer in ("staging", "intermediate"):
-        assert set(models[layer]) >= {"logmaster", "db2luw", "soliddb"}
+    code = "\n".join(line.split("#", 1)[0] for line in project.splitlines())
+    for source in REGISTERED:
+        for name in (source.folder, source.system, *(var.name for var in source.dbt_vars)):
+            assert name not in code, name
+    assert "vars" not in yaml.safe_load(project)
 
 
 def test_a_build_key_changes_with_the_listing_the_arguments_and_the_target():

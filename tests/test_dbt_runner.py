@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import shutil
 from pathlib import Path
 from types import SimpleNamespace
@@ -12,17 +13,33 @@ from pyspark.sql import SparkSession
 
 from udfs.dbt_runner import _Progress, dbt_args, project_dir, run_dbt
 from udfs.errors import LogmartError
+from udfs.sources import dbt_vars
 
 REPO = Path(__file__).resolve().parent.parent
 W, P = Path("/w"), Path("/p")
 
 
-def test_paths_and_target_are_added() -> None:
+def test_paths_target_and_registry_are_added() -> None:
     assert dbt_args(["build", "-s", "fct_changes"], W, P) == [
-        "build", "-s", "fct_changes",
+        "build", "-s", "fct_changes", "--vars", json.dumps(dbt_vars()),
         "--project-dir", "/p", "--profiles-dir", "/p/profiles", "--target", "local",
         "--target-path", "/w/dbt/target", "--log-path", "/w/dbt/logs",
     ]  # fmt: skip
+
+
+def test_a_plain_dbt_command_is_told_to_go_through_logmart(tmp_path: Path) -> None:
+    """dbt_project.yml names no source: without the registry's vars (a dbt run logmart did
+    not start) the parse stops with a message that says what to run; with them it parses."""
+    from dbt.cli.main import dbtRunner
+
+    paths = ["--target-path", str(tmp_path / "t"), "--log-path", str(tmp_path / "l")]
+    plain = ["parse", "--project-dir", str(REPO), "--profiles-dir", str(REPO / "profiles")]
+    result = dbtRunner().invoke([*plain, *paths])
+    assert not result.success
+    message = str(result.exception)
+    assert "dbt has no var logmart_source_folders" in message
+    assert "`logmart dbt <command>`" in message
+    assert dbtRunner().invoke(dbt_args(["parse", *paths], tmp_path, REPO)).success
 
 
 @pytest.mark.parametrize("command", ["debug", "deps"])

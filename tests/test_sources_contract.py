@@ -1,7 +1,8 @@
 """Every registered source (udfs/sources.py) against the contracts the shared code relies on,
 without Spark: its raw tables are dbt sources, it provides the models the marts read, its
 settings have flags and variables, its generator and SQL functions exist, and the dbt
-project's defaults equal what the registry tells dbt (docs/adding-a-source.md)."""
+project names no source: each source's models enable themselves, and dbt gets the registry
+as vars (docs/adding-a-source.md)."""
 
 from __future__ import annotations
 
@@ -31,10 +32,6 @@ PROVIDED_MODELS = (
     "transaction_records",  # fct_transactions: transactions its own records list
 )
 SOURCES = pytest.mark.parametrize("source", REGISTERED, ids=lambda s: s.system)
-
-
-def _project() -> dict:
-    return yaml.safe_load((REPO / "dbt_project.yml").read_text())
 
 
 def _model_files(folder: str) -> dict[str, Path]:
@@ -91,10 +88,16 @@ def test_it_provides_the_models_the_marts_read(source: Source):
 
 @SOURCES
 def test_its_models_are_enabled_by_the_sources_var(source: Source):
-    models = _project()["models"]["logmart"]
-    for layer in ("staging", "intermediate"):
-        enabled = models[layer][source.folder]["+enabled"]
-        assert f"'{source.folder}' in var('logmart_sources'" in enabled
+    """Each model of the source says it is enabled when the source is in the build (macro
+    logmart_source_enabled): dbt_project.yml cannot, without naming the source."""
+    line = f"{{{{ config(enabled=logmart_source_enabled('{source.folder}')) }}}}"
+    models = _model_files(source.folder)
+    assert len(models) > 10
+    for name, path in models.items():
+        assert path.read_text().count(line) == 1, f"{name} lacks {line}"
+    for path in MODELS.rglob("*.sql"):  # and no model of another folder says it
+        if path.stem not in models:
+            assert f"logmart_source_enabled('{source.folder}')" not in path.read_text(), path
 
 
 @SOURCES
@@ -155,27 +158,34 @@ def test_every_sql_function_the_models_call_is_declared():
 
     declared = {name for source in REGISTERED for name in source.sql_functions}
     declared |= set(SHARED_FUNCTION_NAMES)  # logmart's own, shared by every source
-    called = set()
+    called, macros = set(), set()
     for path in [*MODELS.rglob("*.sql"), *(REPO / "macros").glob("*.sql")]:
         called |= set(re.findall(r"\b(logmart_[a-z0-9]+_[a-z0-9_]+)\(", path.read_text()))
-    called = {name for name in called if not name.startswith("logmart_string")}
-    assert called <= declared, called - declared
+        macros |= set(re.findall(r"{%-? macro (\w+)\(", path.read_text()))
+    assert {"logmart_string_literal", "logmart_source_enabled"} <= macros  # dbt's, not Spark's
+    assert called - macros <= declared, called - macros - declared
 
 
-def test_dbt_project_defaults_equal_the_registry():
-    project_vars = _project()["vars"]
-    for name, value in dbt_vars().items():
-        assert project_vars[name] == value, name
+def test_the_registry_vars_hold_every_sources_declaration():
+    """What dbt gets of the registry (udfs.sources.dbt_vars, passed on every dbt command)."""
+    passed = dbt_vars()
+    assert passed["logmart_source_folders"] == [s.folder for s in REGISTERED]
     for source in REGISTERED:
+        assert passed["logmart_file_kinds"][source.system] == source.file_kind_names
+        assert passed["logmart_sql_dialects"][source.system] == source.sql_dialect
         for var in source.dbt_vars:
-            assert project_vars[var.name] == var.default, var.name
+            assert passed[var.name] == var.default, var.name
+            assert (var.name in passed["logmart_decode_vars"][source.folder]) == var.decodes
 
 
 def test_the_models_read_the_registry_vars():
     """The shared SQL takes the source list, accepted values and dialects from the vars."""
-    assert "var('logmart_source_folders')" in (REPO / "macros" / "sources.sql").read_text()
-    assert "var('logmart_decode_vars')" in (REPO / "macros" / "incremental.sql").read_text()
-    assert "var('logmart_sql_dialects')" in (MODELS / "marts" / "fct_change_sql.sql").read_text()
+    macros = (REPO / "macros" / "sources.sql").read_text()
+    assert "logmart_registry('logmart_source_folders')" in macros
+    incremental = (REPO / "macros" / "incremental.sql").read_text()
+    assert "logmart_registry('logmart_decode_vars')" in incremental
+    change_sql = (MODELS / "marts" / "fct_change_sql.sql").read_text()
+    assert "logmart_registry('logmart_sql_dialects')" in change_sql
     files_yml = (MODELS / "staging" / "logmart" / "stg_logmart__files.yml").read_text()
     assert "var('logmart_file_kinds')" in files_yml
     systems = [source.system for source in REGISTERED]

@@ -9,6 +9,7 @@ dbt's target and log folders go into the warehouse so the repository stays clean
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from collections.abc import Sequence
@@ -53,16 +54,41 @@ def _accepted_options(args: Sequence[str]) -> set[str]:
     return {opt for param in command.params for opt in param.opts}
 
 
+def with_vars(args: Sequence[str], ours: dict) -> list[str]:
+    """``args`` with the dbt vars ``ours`` merged under the caller's ``--vars``, if any (the
+    caller's value of a var wins)."""
+    import yaml
+
+    args = list(args)
+    for i, arg in enumerate(args):
+        if arg == "--vars" and i + 1 < len(args):
+            given = yaml.safe_load(args[i + 1]) or {}
+            args[i + 1] = json.dumps({**ours, **given})
+            return args
+        if arg.startswith("--vars="):
+            given = yaml.safe_load(arg.split("=", 1)[1]) or {}
+            args[i] = "--vars=" + json.dumps({**ours, **given})
+            return args
+    return [*args, "--vars", json.dumps(ours)]
+
+
 def dbt_args(
     args: Sequence[str], warehouse: Path, project: Path, target: str = "local"
 ) -> list[str]:
-    """The full dbt argument list: `args` plus project, profiles, target and output paths.
+    """The full dbt argument list: `args` plus project, profiles, target and output paths,
+    and the registry of sources as vars (:func:`udfs.sources.dbt_vars`: dbt cannot import
+    Python, and dbt_project.yml names no source).
 
-    Only options the subcommand accepts are added, and never one the caller already gave.
+    Only options the subcommand accepts are added, and never one the caller already gave; a
+    var the caller gives wins over the registry's.
     """
+    from udfs.sources import dbt_vars
+
     if not args:
         raise LogmartError("no dbt command given; try `logmart dbt build` or `logmart dbt debug`")
     accepted = _accepted_options(args)
+    if "--vars" in accepted:
+        args = with_vars(args, dbt_vars())
     given = {arg.split("=", 1)[0] for arg in args}
     if "-t" in given:
         given.add("--target")

@@ -509,24 +509,13 @@ def dbt_build_args(checks: str, dbt_args: Sequence[str] = (), full_refresh: bool
 
 
 def with_sources_var(args: list[str], sources: Sequence[str]) -> list[str]:
-    """``args`` with the registry's dbt vars (:func:`udfs.sources.dbt_vars`: the source
-    systems, their SQL dialects and decode vars) and ``logmart_sources`` (the source folders
-    whose models are enabled, macros/sources.sql; every source when none has files, so the
-    marts still have their columns) merged under the caller's ``--vars``, if any."""
-    import yaml
+    """``args`` with the var ``logmart_sources``: the source folders whose models are enabled
+    (macros/sources.sql; every source when none has files, so the marts still have their
+    columns), merged under the caller's ``--vars``, if any. The rest of the registry reaches
+    dbt on every command (``udfs.dbt_runner.dbt_args``)."""
+    from udfs.dbt_runner import with_vars
 
-    ours = {**registry.dbt_vars(), "logmart_sources": list(sources) or registry.folders()}
-    args = list(args)
-    for i, arg in enumerate(args):
-        if arg == "--vars" and i + 1 < len(args):
-            given = yaml.safe_load(args[i + 1]) or {}
-            args[i + 1] = json.dumps({**ours, **given})
-            return args
-        if arg.startswith("--vars="):
-            given = yaml.safe_load(arg.split("=", 1)[1]) or {}
-            args[i] = "--vars=" + json.dumps({**ours, **given})
-            return args
-    return [*args, "--vars", json.dumps(ours)]
+    return with_vars(args, {"logmart_sources": list(sources) or registry.folders()})
 
 
 def drop_absent_sources(spark: SparkSession, sources: Sequence[str]) -> list[str]:

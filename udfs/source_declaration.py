@@ -82,7 +82,7 @@ class RawTable:
 
 @dataclass(frozen=True)
 class DbtVar:
-    """A dbt var of the source, with its default (dbt_project.yml must hold the same)."""
+    """A dbt var of the source, with its default (passed to dbt by ``udfs.sources.dbt_vars``)."""
 
     name: str
     default: str

@@ -41,9 +41,10 @@ def folders() -> list[str]:
 
 def dbt_vars() -> dict[str, object]:
     """What the dbt project needs of the registry, as dbt vars (dbt cannot import Python):
-    the build passes them; dbt_project.yml holds the same as defaults for a plain `dbt build`
-    (tests/test_sources_contract.py checks they agree)."""
+    every dbt command logmart runs gets them (``udfs.dbt_runner.dbt_args``), with each
+    source's own vars at their defaults (macros/sources.sql, logmart_registry)."""
     return {
+        **{var.name: var.default for s in REGISTERED for var in s.dbt_vars},
         "logmart_sources": folders(),
         "logmart_source_folders": folders(),
         "logmart_source_systems": [s.system for s in REGISTERED],

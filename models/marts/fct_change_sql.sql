@@ -243,10 +243,11 @@ described as (
         operation,
         change_kind,
         -- each source's dialect, from its registration (udfs/<folder>/registration.py)
+        {%- set dialects = logmart_registry('logmart_sql_dialects') %}
         case source_system
-            {%- for system in var('logmart_source_systems') %}
+            {%- for system in logmart_registry('logmart_source_systems') %}
                 when {{ logmart_string_literal(system) }}
-                    then {{ logmart_string_literal(var('logmart_sql_dialects')[system]) }}
+                    then {{ logmart_string_literal(dialects[system]) }}
             {%- endfor %}
         end as sql_dialect,
         case

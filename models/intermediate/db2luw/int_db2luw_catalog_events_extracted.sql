@@ -2,6 +2,7 @@
 -- index, truncate, reorg, activate not logged initially; DMS initialize table, add/drop/alter
 -- column, alter table attribute, rename, partition state; RDS DDL statements; and their undos.
 -- Kept with their decoded fields and the table names from the catalog, for the DDL mart.
+{{ config(enabled=logmart_source_enabled('db2luw')) }}
 with
 
 ddl_records as (

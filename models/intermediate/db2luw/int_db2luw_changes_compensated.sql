@@ -5,6 +5,7 @@
 -- change is reversed when one of its records is (either record of a paired update); a
 -- truncate is not a row record and is never reversed. Compensation records are not changes.
 -- A TID is one transaction over every capture of its log stream (macro log_stream).
+{{ config(enabled=logmart_source_enabled('db2luw')) }}
 with
 
 changes as (

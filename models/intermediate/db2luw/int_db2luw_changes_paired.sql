@@ -12,6 +12,7 @@
 -- raw_records lists every record of a change: int_db2luw_changes_compensated matches the
 -- compensation records to them. A TID is one transaction over every capture of its log stream
 -- (macro log_stream): decomposed halves and image carriers are matched over them.
+{{ config(enabled=logmart_source_enabled('db2luw')) }}
 with
 
 images as (

@@ -7,6 +7,7 @@
 --   transaction and 'aborted' like the rest of an aborted one.
 -- change_seq numbers a transaction's changes over its log stream (macro log_stream) by LSN,
 -- then the row of an insert multiple.
+{{ config(enabled=logmart_source_enabled('db2luw')) }}
 with
 
 changes as (

@@ -1,6 +1,7 @@
 -- What Db2 LUW's own rules say is wrong with a file of a capture, which no record can carry
 -- (marts.reconciliation takes `problem` after the rules every source shares): a .log file
 -- missing from the S<7 digits>.log numbering, or a catalog export without a log file.
+{{ config(enabled=logmart_source_enabled('db2luw')) }}
 with
 
 files as (

@@ -4,6 +4,7 @@
 -- staging (out-of-row start, LOB data, log manager record types logmart does not decode), a
 -- catalog export row, or quarantined. The reconciliation counts these independently of the
 -- raw tables, so a record lost on the way shows as a gap.
+{{ config(enabled=logmart_source_enabled('db2luw')) }}
 with
 
 records as (

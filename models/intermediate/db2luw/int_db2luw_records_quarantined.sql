@@ -5,6 +5,7 @@
 -- twice: the later copies), record_kind (a data manager
 -- function id logmart does not know: it may be a change, so it is not dropped silently) or
 -- row_image (no table layout at the record's LSN, or an image that does not fit it).
+{{ config(enabled=logmart_source_enabled('db2luw')) }}
 with
 
 records as (

@@ -1,5 +1,6 @@
 -- Every record read from a Db2 LUW capture (log records and catalog export rows), decoded or
 -- not: the left side of the reconciliation.
+{{ config(enabled=logmart_source_enabled('db2luw')) }}
 with
 
 log_records as (

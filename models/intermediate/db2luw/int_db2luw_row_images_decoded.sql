@@ -6,6 +6,7 @@
 -- set on every row of the record, so a record is decoded whole or quarantined whole.
 -- Incremental by capture (macros/incremental.sql): a build decodes only new or changed
 -- captures; layouts come from each capture's own catalog export and log records.
+{{ config(enabled=logmart_source_enabled('db2luw')) }}
 {{ config(
     materialized='incremental',
     incremental_strategy='insert_overwrite',

@@ -14,6 +14,7 @@
 -- takes the statement of its own transaction nearest before it in the log, or, when none is
 -- before it, the first one after it. A statement some event takes is not an event of its own;
 -- one no event takes (CREATE VIEW, GRANT …) stays one, kind read from its text.
+{{ config(enabled=logmart_source_enabled('db2luw')) }}
 with
 
 events as (

@@ -7,6 +7,7 @@
 -- partition's ids take its table's layout and name (docs/db2luw.md interpretation 21): from
 -- the start when catalog/datapartitions.csv lists them, else from the log's ADD/ATTACH
 -- PARTITION record (update partition state, 137) on, until a DETACH PARTITION record.
+{{ config(enabled=logmart_source_enabled('db2luw')) }}
 with
 
 catalog_tables as (

@@ -5,6 +5,7 @@
 -- the decoder keeps for the positions before it is left out. A committed DROP TABLE ends
 -- the version in force at it. A data partition's versions are left out: its rows are its
 -- table's, whose own versions describe them (docs/db2luw.md interpretation 21).
+{{ config(enabled=logmart_source_enabled('db2luw')) }}
 with
 
 versions as (

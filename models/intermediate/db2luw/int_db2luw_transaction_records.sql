@@ -1,6 +1,7 @@
 -- Every Db2 LUW transaction its commit, abort and row records show
 -- (int_db2luw_transactions_resolved), in the columns fct_transactions takes from every
 -- source: a transaction known only by its abort record is still a transaction.
+{{ config(enabled=logmart_source_enabled('db2luw')) }}
 {{ config(materialized='view') }}
 
 select

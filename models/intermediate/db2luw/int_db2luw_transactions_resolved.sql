@@ -6,6 +6,7 @@
 -- at the end of one capture and committed in the next is committed in both rows.
 -- commit_position is the commit record's LFS then LSN, 16 hex digits each: its text order is
 -- commit order (LFS orders commits across log streams, LSN inside one).
+{{ config(enabled=logmart_source_enabled('db2luw')) }}
 with
 
 records as (

@@ -1,5 +1,6 @@
 -- Log Master records that are not row changes: catalog objects (CO), exchanges (E), Db2
 -- commands (CM) and status changes (SC), kept with their DATA for the DDL mart.
+{{ config(enabled=logmart_source_enabled('logmaster')) }}
 with
 
 changes as (

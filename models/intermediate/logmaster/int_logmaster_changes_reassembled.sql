@@ -4,6 +4,7 @@
 -- says why in reassembly_error; its records are quarantined downstream.
 -- Incremental by capture (macros/incremental.sql): a build reassembles only new or changed
 -- extracts.
+{{ config(enabled=logmart_source_enabled('logmaster')) }}
 {{ config(
     materialized='incremental',
     incremental_strategy='insert_overwrite',

@@ -2,6 +2,7 @@
 -- A UR is settled over every extract of its log stream: an extract that ends while the UR is
 -- open logs its records without UORDISP; the next extract's records of the UR carry UORDISP
 -- and the commit point, and settle the records of both.
+{{ config(enabled=logmart_source_enabled('logmaster')) }}
 with
 
 decoded as (

@@ -2,6 +2,7 @@
 -- carry (marts.reconciliation takes `problem` after the rules every source shares): data sets
 -- the control file's DLDS records list that the extract folder lacks, or data files without
 -- a control file.
+{{ config(enabled=logmart_source_enabled('logmaster')) }}
 with
 
 files as (

@@ -1,6 +1,7 @@
 -- Where every Log Master record read ended up, one row per record: a decoded control record,
 -- part of a row change, part of a catalog event, or quarantined. Reconciliation counts these
 -- independently of the raw tables, so a record lost on the way shows as a gap.
+{{ config(enabled=logmart_source_enabled('logmaster')) }}
 with
 
 control_records as (

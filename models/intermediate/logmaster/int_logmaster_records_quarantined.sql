@@ -1,6 +1,7 @@
 -- Every Log Master record that could not be decoded, one row per record, with the stage that
 -- rejected it and the reason: the header (framing, layout), a record read twice, segment
 -- reassembly, an unknown change type, or the row images.
+{{ config(enabled=logmart_source_enabled('logmaster')) }}
 with
 
 control_records as (

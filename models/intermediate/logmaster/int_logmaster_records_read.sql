@@ -1,5 +1,6 @@
 -- Every record read from a Log Master file (control and data), decoded or not: the left side
 -- of the reconciliation.
+{{ config(enabled=logmart_source_enabled('logmaster')) }}
 with
 
 control_records as (

@@ -6,6 +6,7 @@
 -- (udfs/logmaster/batch_rows.py), so its images have none.
 -- Incremental by capture (macros/incremental.sql): a build decodes only new or changed
 -- extracts; the table layouts come from each extract's own control file.
+{{ config(enabled=logmart_source_enabled('logmaster')) }}
 {{ config(
     materialized='incremental',
     incremental_strategy='insert_overwrite',

@@ -3,6 +3,7 @@
 -- words (macro ddl_statement_kind); CM and SC texts are a Db2 command and a status message.
 -- DATA is read by logmart_logmaster_catalog_event (udfs/logmaster/catalog.py) in the
 -- extract's EBCDIC code page. A truncate is also a change in fct_changes, with the same id.
+{{ config(enabled=logmart_source_enabled('logmaster')) }}
 with
 
 events as (

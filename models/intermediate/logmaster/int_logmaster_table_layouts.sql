@@ -1,6 +1,7 @@
 -- One row per table version of an extract (DTBI) with its row image layout (DLCI): full
 -- names (README interpretation 9), column names and key columns in order, and the layout
 -- text the row image decoder reads, and its digest.
+{{ config(enabled=logmart_source_enabled('logmaster')) }}
 with
 
 tables as (

@@ -2,6 +2,7 @@
 -- dim_table_versions. A table with one version uses it for every change of the extract (as
 -- the row image decoder does), whatever its CREATERBA/DROPRBA say; with several, a version is
 -- in force from its CREATERBA to the next version's CREATERBA or its own DROPRBA.
+{{ config(enabled=logmart_source_enabled('logmaster')) }}
 with
 
 layouts as (

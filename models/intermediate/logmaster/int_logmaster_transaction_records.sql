@@ -1,6 +1,7 @@
 -- Log Master lists no transaction records of its own: its transactions are those of its row
 -- changes (fct_changes) and catalog changes (fct_schema_changes). The contract's columns,
 -- no rows.
+{{ config(enabled=logmart_source_enabled('logmaster')) }}
 {{ config(materialized='view') }}
 
 select

@@ -4,6 +4,7 @@
 -- table by the layout of its RELID in force just before it, else by its INFO; an SQL record by
 -- its statement. Records that could not be decoded, or whose statement could not be applied to
 -- the table layouts, are not here: they are quarantined.
+{{ config(enabled=logmart_source_enabled('soliddb')) }}
 with
 
 statements as (

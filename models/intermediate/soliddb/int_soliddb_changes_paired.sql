@@ -5,6 +5,7 @@
 -- without before image is after_only. A primary-key change is logged as DELETE_FULL + INSERT
 -- and stays a delete and an insert. A DDL record with LOGRECID 73 is a truncate of its table.
 -- change_seq numbers a transaction's changes by the LOGADDR of each change's first record.
+{{ config(enabled=logmart_source_enabled('soliddb')) }}
 with
 
 row_records as (

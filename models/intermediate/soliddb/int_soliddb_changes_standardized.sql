@@ -2,6 +2,7 @@
 -- CAPTURE_OFF transactions are left out (they must not be propagated; int_soliddb_changes_paired
 -- keeps them), as are changes that could not be decoded (quarantined). solidDB logs no times,
 -- users or programs: those columns are null.
+{{ config(enabled=logmart_source_enabled('soliddb')) }}
 with
 
 changes as (

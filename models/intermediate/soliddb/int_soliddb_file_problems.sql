@@ -1,6 +1,7 @@
 -- What solidDB's own rules say is wrong with a file of a capture, which no record can carry
 -- (marts.reconciliation takes `problem` after the rules every source shares): a catalog
 -- export without a SYS_LOG export.
+{{ config(enabled=logmart_source_enabled('soliddb')) }}
 with
 
 files as (

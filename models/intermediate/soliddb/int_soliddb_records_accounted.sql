@@ -2,6 +2,7 @@
 -- (TRX_START, COMMIT), part of a row change (in fct_changes), part of a change of a CAPTURE_OFF
 -- transaction (decoded, not propagated), a catalog event (DDL, SQL text), a catalog row, or
 -- quarantined. Reconciliation counts these independently of the raw tables.
+{{ config(enabled=logmart_source_enabled('soliddb')) }}
 with
 
 nop_rows as (

@@ -5,6 +5,7 @@
 -- no aborts: a transaction without COMMIT is in_flight, or aborted once its TRXID is reused.
 -- Records group over every capture of the log stream, in LOGADDR order: a transaction open at
 -- the end of one capture and committed in the next is one transaction, committed.
+{{ config(enabled=logmart_source_enabled('soliddb')) }}
 with
 
 transaction_records as (

@@ -3,6 +3,7 @@
 -- is not one), a row exported twice (its later copies), an unknown RECID, no LOGADDR or TRXID
 -- to place it, its DDL/SQL payload, or its row image (no layout, DATA that does not fit the
 -- layout). Catalog rows too.
+{{ config(enabled=logmart_source_enabled('soliddb')) }}
 with
 
 sys_log as (

@@ -1,5 +1,6 @@
 -- Every row read from a solidDB export (SYS_LOG rows and catalog rows), read cleanly or not:
 -- the left side of the reconciliation.
+{{ config(enabled=logmart_source_enabled('soliddb')) }}
 with
 
 sys_log_rows as (

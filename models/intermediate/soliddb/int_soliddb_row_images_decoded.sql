@@ -4,6 +4,7 @@
 -- decode_error says why a record could not be decoded.
 -- Incremental by capture (macros/incremental.sql): a build decodes only new or changed
 -- captures; layouts come from each capture's own catalog export and logged DDL.
+{{ config(enabled=logmart_source_enabled('soliddb')) }}
 {{ config(
     materialized='incremental',
     incremental_strategy='insert_overwrite',

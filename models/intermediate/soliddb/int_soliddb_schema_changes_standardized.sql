@@ -8,6 +8,7 @@
 -- An index event names the table of its RELID. Statements of CAPTURE_OFF transactions are
 -- left out, as their changes are left out of fct_changes (their layouts still count). A
 -- truncate is also a change in fct_changes, with the same id.
+{{ config(enabled=logmart_source_enabled('soliddb')) }}
 with
 
 events as (

@@ -1,6 +1,7 @@
 -- DDL (RECID 13) and SQL (RECID 6) records with their DATA decoded by the registered UDF
 -- logmart_soliddb_statement: the DDL record's LOGRECID and INFO, the SQL statement's text and
 -- what it does to a table layout. statement_error says why a record could not be decoded.
+{{ config(enabled=logmart_source_enabled('soliddb')) }}
 with
 
 schema_records as (

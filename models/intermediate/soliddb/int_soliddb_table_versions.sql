@@ -4,6 +4,7 @@
 -- logmart_soliddb_layout_history once per capture. A row record at LOGADDR L uses the version
 -- with valid_from_logaddr < L <= valid_to_logaddr. A logged statement that could not be applied
 -- makes no version: it is a row with version_error (and its SQL record is quarantined).
+{{ config(enabled=logmart_source_enabled('soliddb')) }}
 with
 
 catalog_tables as (

@@ -4,6 +4,7 @@
 -- record of the statement that made it; a DROP TABLE ends the version before it and makes
 -- no version of its own. Statements that could not be applied (version_error) are not
 -- versions.
+{{ config(enabled=logmart_source_enabled('soliddb')) }}
 with
 
 entries as (

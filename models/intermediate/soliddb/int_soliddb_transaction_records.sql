@@ -1,6 +1,7 @@
 -- Every solidDB transaction its records show (int_soliddb_records_grouped), one row per
 -- transaction and capture, in the columns fct_transactions takes from every source. SYS_LOG
 -- has no commit time and no user.
+{{ config(enabled=logmart_source_enabled('soliddb')) }}
 {{ config(materialized='view') }}
 
 select distinct

@@ -1,4 +1,5 @@
 -- The catalog export's columns (SYSCAT.COLUMNS rows of columns.csv), one row per CSV data row.
+{{ config(enabled=logmart_source_enabled('db2luw')) }}
 with
 
 source as (

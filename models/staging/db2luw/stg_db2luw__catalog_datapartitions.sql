@@ -1,6 +1,7 @@
 -- The catalog export's data partitions (SYSCAT.DATAPARTITIONS rows of the optional
 -- datapartitions.csv), one row per CSV data row: a partition's (TBSPACEID, PARTITIONOBJECTID)
 -- are the ids its row records carry (docs/db2luw.md interpretation 21).
+{{ config(enabled=logmart_source_enabled('db2luw')) }}
 with
 
 source as (

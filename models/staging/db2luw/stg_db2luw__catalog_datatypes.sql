@@ -1,6 +1,7 @@
 -- The catalog export's data types (SYSCAT.DATATYPES rows of the optional datatypes.csv), one
 -- row per CSV data row: a distinct type's source type, length and scale (docs/db2luw.md
 -- interpretation 21).
+{{ config(enabled=logmart_source_enabled('db2luw')) }}
 with
 
 source as (

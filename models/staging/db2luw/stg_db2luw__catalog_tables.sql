@@ -1,4 +1,5 @@
 -- The catalog export's tables (SYSCAT.TABLES rows of tables.csv), one row per CSV data row.
+{{ config(enabled=logmart_source_enabled('db2luw')) }}
 with
 
 source as (

@@ -1,5 +1,6 @@
 -- DDL and object records (DMS table description/alter records, DOM create/drop/truncate/reorg,
 -- RDS DDL statements) and their undos, with the fields their spec tables give.
+{{ config(enabled=logmart_source_enabled('db2luw')) }}
 with
 
 records as (

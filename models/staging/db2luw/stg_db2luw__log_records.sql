@@ -3,6 +3,7 @@
 -- A record read twice in one capture (the same log stream and LSN: overlapping captures, a
 -- file copied twice) is kept once: the later copies name the first in repeats_record and are
 -- not decoded (they are quarantined).
+{{ config(enabled=logmart_source_enabled('db2luw')) }}
 with
 
 source as (

@@ -1,5 +1,6 @@
 -- Transaction manager records: normal commit and local pending list (both end a transaction
 -- that committed) and normal abort, with the commit time and the authid.
+{{ config(enabled=logmart_source_enabled('db2luw')) }}
 with
 
 records as (

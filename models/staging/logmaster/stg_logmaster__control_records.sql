@@ -1,4 +1,5 @@
 -- Every control record, known type or not: kept and counted, never dropped.
+{{ config(enabled=logmart_source_enabled('logmaster')) }}
 with
 
 source as (

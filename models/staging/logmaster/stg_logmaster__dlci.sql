@@ -1,4 +1,5 @@
 -- DLCI: one row per column of a table's logical log row image.
+{{ config(enabled=logmart_source_enabled('logmaster')) }}
 with
 
 source as (

@@ -1,4 +1,5 @@
 -- DLDS: data set information.
+{{ config(enabled=logmart_source_enabled('logmaster')) }}
 with
 
 source as (

@@ -1,4 +1,5 @@
 -- DLGE: where the log the extract was read from ends.
+{{ config(enabled=logmart_source_enabled('logmaster')) }}
 with
 
 source as (

@@ -1,4 +1,5 @@
 -- DTBI: one row per table (and version) with changes in the extract.
+{{ config(enabled=logmart_source_enabled('logmaster')) }}
 with
 
 source as (

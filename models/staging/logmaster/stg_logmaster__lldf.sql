@@ -2,6 +2,7 @@
 -- A record read twice in one extract (the same UORID, LOGRBA, LRSN, RID, change type and
 -- segment: overlapping extracts, a data file copied twice) is kept once: the later copies
 -- name the first in repeats_record and are not decoded (they are quarantined).
+{{ config(enabled=logmart_source_enabled('logmaster')) }}
 with
 
 source as (

@@ -1,4 +1,5 @@
 -- XHDF: the LLDF header layout the control file describes, one row per header field.
+{{ config(enabled=logmart_source_enabled('logmaster')) }}
 with
 
 source as (

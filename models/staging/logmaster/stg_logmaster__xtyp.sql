@@ -1,4 +1,5 @@
 -- XTYP: file information (the extract's code pages).
+{{ config(enabled=logmart_source_enabled('logmaster')) }}
 with
 
 source as (

@@ -1,5 +1,6 @@
 -- SYS_COLUMNS rows of each capture's catalog export, typed. DATA_TYPE and NULLABLE stay as
 -- exported (a name or an ODBC number; YES/NO, Y/N, 1/0): the layout function reads them.
+{{ config(enabled=logmart_source_enabled('soliddb')) }}
 with
 
 source as (

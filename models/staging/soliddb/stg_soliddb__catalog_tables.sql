@@ -1,4 +1,5 @@
 -- SYS_TABLES rows of each capture's catalog export, typed.
+{{ config(enabled=logmart_source_enabled('soliddb')) }}
 with
 
 source as (

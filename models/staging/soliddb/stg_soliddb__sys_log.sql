@@ -2,6 +2,7 @@
 -- bits named. Rows that did not read cleanly are kept (is_decoded false). A row exported twice
 -- in one capture (the same LOGADDR: polls that overlap, a file copied twice) is kept once: the
 -- later copies name the first in repeats_record and are not decoded (they are quarantined).
+{{ config(enabled=logmart_source_enabled('soliddb')) }}
 with
 
 sys_log as (
