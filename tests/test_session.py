@@ -13,11 +13,13 @@ from pyspark.sql import SparkSession
 
 from udfs.errors import LogmartError
 from udfs.session import (
+    SMALL_WORKLOAD_BYTES,
     driver_memory,
     get_spark,
     java_shim,
     resolve_java,
     session_conf,
+    session_profile,
     warehouse_lock_holder,
 )
 
@@ -45,6 +47,53 @@ def test_loopback_cluster_master_binds_the_driver_to_loopback(master: str, tmp_p
 
 def test_remote_cluster_master_leaves_driver_binding_alone(tmp_path: Path) -> None:
     assert "spark.driver.host" not in session_conf(tmp_path, "spark://10.1.2.3:7077")
+
+
+def _write(path: Path, size: int) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as handle:
+        handle.truncate(size)  # sparse: the size is what counts
+
+
+def test_a_session_is_sized_by_its_warehouse_tables_and_raw_folder(tmp_path: Path) -> None:
+    warehouse, raw = tmp_path / "warehouse", tmp_path / "raw"
+    assert session_profile(warehouse, (raw,), {}) == "small"  # neither exists yet
+    half = SMALL_WORKLOAD_BYTES // 2
+    _write(raw / "logmaster" / "x" / "data", half)
+    assert session_profile(warehouse, (raw,), {}) == "small"
+    _write(warehouse / "tables" / "marts.db" / "part-0.parquet", half + 1)  # together: over
+    assert session_profile(warehouse, (raw,), {}) == "large"
+    assert session_profile(warehouse, (), {}) == "small"  # the warehouse alone is not
+    # the metastore and dbt's output are not workload
+    _write(warehouse / "metastore_db" / "seg0" / "c10.dat", 2 * SMALL_WORKLOAD_BYTES)
+    assert session_profile(warehouse, (), {}) == "small"
+
+
+def test_the_session_profile_variable_wins_and_a_bad_one_is_refused(tmp_path: Path) -> None:
+    _write(tmp_path / "raw" / "big", 2 * SMALL_WORKLOAD_BYTES)
+    environ = {"LOGMART_SESSION_PROFILE": "small"}
+    assert session_profile(tmp_path, (tmp_path / "raw",), environ) == "small"
+    assert session_profile(tmp_path, (), {"LOGMART_SESSION_PROFILE": "Large"}) == "large"
+    assert session_profile(tmp_path, (), {"LOGMART_SESSION_PROFILE": "auto"}) == "small"
+    with pytest.raises(LogmartError, match=r"LOGMART_SESSION_PROFILE=fast is not .* auto, small"):
+        session_profile(tmp_path, (), {"LOGMART_SESSION_PROFILE": "fast"})
+
+
+def test_a_small_local_session_compiles_less_and_a_large_or_cluster_one_does_not(
+    tmp_path: Path,
+) -> None:
+    small = session_conf(tmp_path, "local[2]", profile="small")
+    assert "-XX:TieredStopAtLevel=1" in small["spark.driver.extraJavaOptions"]
+    assert "-XX:ReservedCodeCacheSize=240m" in small["spark.driver.extraJavaOptions"]
+    assert small["spark.sql.codegen.wholeStage"] == "false"
+    assert small["spark.sql.codegen.factoryMode"] == "NO_CODEGEN"
+    for conf in (
+        session_conf(tmp_path, "local[2]", profile="large"),
+        session_conf(tmp_path, "spark://127.0.0.1:7077", profile="small"),  # executors elsewhere
+    ):
+        assert "TieredStopAtLevel" not in conf["spark.driver.extraJavaOptions"]
+        assert "spark.sql.codegen.wholeStage" not in conf
+        assert "spark.sql.codegen.factoryMode" not in conf
 
 
 def _fake_jdk(root: Path, modules: str | None = None) -> Path:
@@ -121,6 +170,21 @@ def test_session_has_hive_and_lives_in_the_warehouse(
     assert (warehouse / "derby.log").is_file()
     assert list(spark_launch_dir.iterdir()) == []  # no spark-warehouse/metastore_db/derby.log
     spark.sql("drop database session_check cascade")
+
+
+@pytest.mark.spark
+def test_the_test_session_is_a_small_one(spark: SparkSession) -> None:
+    """The suite's session starts on an empty warehouse: the small profile, as a user's
+    small build gets it. Its JVM runs C1 only and its expressions are interpreted."""
+    assert spark.conf.get("spark.sql.codegen.factoryMode") == "NO_CODEGEN"
+    assert spark.conf.get("spark.sql.codegen.wholeStage") == "false"
+    runtime = spark.sparkContext._jvm.java.lang.management.ManagementFactory.getRuntimeMXBean()
+    assert "-XX:TieredStopAtLevel=1" in list(runtime.getInputArguments())
+    metrics = spark.sparkContext._jvm.org.apache.spark.metrics.source.CodegenMetrics
+    compiled = metrics.METRIC_COMPILATION_TIME().getCount()
+    query = "select id * 3 as x, sum(id) over (partition by id % 7) as w from range(2000)"
+    spark.sql(query).write.format("noop").mode("overwrite").save()
+    assert metrics.METRIC_COMPILATION_TIME().getCount() == compiled  # nothing generated
 
 
 @pytest.mark.spark

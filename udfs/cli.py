@@ -65,9 +65,11 @@ TABLE_WIDTH_SAMPLE = 500  # rows read before column widths of `--format table` a
 # The session
 
 
-def _session(warehouse: Path, master: str | None = None) -> Any:
+def _session(warehouse: Path, master: str | None = None, workload: tuple[Path, ...] = ()) -> Any:
     """The logmart session as a context (stopped on exit), with PySpark's own error logging
-    off: it would print each SQL error as a JSON log line before ours."""
+    off: it would print each SQL error as a JSON log line before ours. `workload`: the
+    folders it reads besides the warehouse (a build's raw folder), which size the session
+    (`udfs.session.session_profile`)."""
     from pyspark.logger import PySparkLogger
 
     from udfs.session import spark_session
@@ -75,7 +77,7 @@ def _session(warehouse: Path, master: str | None = None) -> Any:
     for name in ("SQLQueryContextLogger", "DataFrameQueryContextLogger"):
         PySparkLogger.getLogger(name).disabled = True  # created by PySpark's own class
     _check_warehouse(Path(warehouse))
-    return spark_session(warehouse, master)
+    return spark_session(warehouse, master, workload=workload)
 
 
 def _register_udfs(spark: Any) -> None:
@@ -397,7 +399,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     strict = args.strict or strict_from_env()
     _check_raw_dir(args.raw)
     started = time.monotonic()
-    with _session(args.warehouse, args.master) as spark:
+    with _session(args.warehouse, args.master, (args.raw,)) as spark:
         summary = _build(
             spark,
             args.raw,
@@ -523,7 +525,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     settings = _capture_settings(args)
     _demo_raw(args.raw)
     _check_raw_dir(args.raw)
-    with _session(args.warehouse) as spark:
+    with _session(args.warehouse, workload=(args.raw,)) as spark:
         summary = _build(spark, args.raw, args.warehouse, "local", settings)
     print_summary(summary, sys.stdout)
     where = "" if args.warehouse == DEFAULT_WAREHOUSE else f" --warehouse {args.warehouse}"

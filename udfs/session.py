@@ -23,7 +23,7 @@ import sys
 import tempfile
 import time
 import zipfile
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -204,12 +204,70 @@ def local_shuffle_partitions(master: str, cores: int | None = None) -> int:
     return max(4, 2 * cores)
 
 
-def session_conf(warehouse: Path, master: str, app_name: str = "logmart") -> dict[str, str]:
-    """The Spark settings of a logmart session on `warehouse` (an absolute path)."""
+# A small workload: below this many bytes of raw input and tables, a local session compiles
+# less (SMALL_PROFILE). Measured on `logmart build` of Log Master extracts (docs/performance.md,
+# "A session sized to its workload"): the small profile was 13-17 % faster at 5-15 MB of raw
+# input and 13 % slower at 49 MB, so the bound sits well below the crossover.
+SMALL_WORKLOAD_BYTES = 16 << 20
+PROFILE_VARIABLE = "LOGMART_SESSION_PROFILE"
+PROFILES = ("auto", "small", "large")
+# A build of a few thousand records spends a third of its CPU in the JVM's C2 compiler and
+# more compiling Spark's generated code, for code that then runs a few times: C1 only, and
+# expressions interpreted rather than generated. A large build needs both (1M records: 214 s
+# with them, 299 s with C1 only). C1 alone needs more than its default 48 MB of code cache
+# ("CodeCache is full" in a demo build), hence the tiered default of 240 MB.
+SMALL_PROFILE_JAVA_OPTIONS = ("-XX:TieredStopAtLevel=1", "-XX:ReservedCodeCacheSize=240m")
+SMALL_PROFILE_CONF = {
+    "spark.sql.codegen.wholeStage": "false",
+    "spark.sql.codegen.factoryMode": "NO_CODEGEN",
+}
+
+
+def _bytes_under(folder: Path, limit: int) -> int:
+    """Bytes of the files under `folder`, counted until they pass `limit`."""
+    total = 0
+    for root, _dirs, names in os.walk(folder):
+        for name in names:
+            with contextlib.suppress(OSError):
+                total += os.stat(os.path.join(root, name)).st_size
+            if total > limit:
+                return total
+    return total
+
+
+def session_profile(
+    warehouse: Path, workload: Sequence[Path] = (), environ: Mapping[str, str] = os.environ
+) -> str:
+    """'small' or 'large': the variable LOGMART_SESSION_PROFILE when it names one, else (auto)
+    small when the warehouse's tables and the `workload` folders (a build's raw folder) hold
+    under SMALL_WORKLOAD_BYTES together."""
+    given = environ.get(PROFILE_VARIABLE, "").strip().lower() or "auto"
+    if given not in PROFILES:
+        raise LogmartError(
+            f"{PROFILE_VARIABLE}={given} is not a session profile; use one of "
+            + ", ".join(PROFILES)
+        )
+    if given != "auto":
+        return given
+    total = 0
+    for folder in [Path(warehouse) / "tables", *workload]:
+        total += _bytes_under(Path(folder), SMALL_WORKLOAD_BYTES - total)
+        if total > SMALL_WORKLOAD_BYTES:
+            return "large"
+    return "small"
+
+
+def session_conf(
+    warehouse: Path, master: str, app_name: str = "logmart", profile: str = "large"
+) -> dict[str, str]:
+    """The Spark settings of a logmart session on `warehouse` (an absolute path); `profile`
+    'small' (:func:`session_profile`) makes a local session compile less."""
+    small = profile == "small" and is_local_master(master)
     java_options = " ".join(
         [
             f"-Dderby.system.home={warehouse}",  # derby.log beside the metastore, not in cwd
             f"-Dlog4j2.configurationFile={LOG4J2_CONFIG.as_uri()}",
+            *(SMALL_PROFILE_JAVA_OPTIONS if small else ()),
         ]
     )
     conf = {
@@ -227,6 +285,8 @@ def session_conf(warehouse: Path, master: str, app_name: str = "logmart") -> dic
     if is_local_master(master):
         conf["spark.driver.memory"] = driver_memory()
         conf["spark.sql.shuffle.partitions"] = str(local_shuffle_partitions(master))
+    if small:
+        conf.update(SMALL_PROFILE_CONF)
     if _master_host(master) in LOOPBACK_HOSTS:
         # Executors on this machine must reach the driver; bind it to loopback explicitly
         # (the default is the first non-loopback interface, which may not route back).
@@ -343,12 +403,17 @@ def ship_package(spark: SparkSession) -> Path:
 
 
 def get_spark(
-    warehouse: Path, master: str | None = None, app_name: str = "logmart"
+    warehouse: Path,
+    master: str | None = None,
+    app_name: str = "logmart",
+    workload: Sequence[Path] = (),
 ) -> SparkSession:
     """Create (or return) THE logmart session on `warehouse`.
 
-    `master` defaults to `local[*]`. Raises `LogmartError` when Java is missing or another
-    process holds the warehouse's Derby metastore.
+    `master` defaults to `local[*]`; `workload` are the folders the session will read besides
+    the warehouse (a build's raw folder), which size it (:func:`session_profile`). Raises
+    `LogmartError` when Java is missing or another process holds the warehouse's Derby
+    metastore.
     """
     warehouse = Path(warehouse).expanduser().resolve()
     existing = _active_session_for(warehouse)
@@ -362,7 +427,8 @@ def get_spark(
     warehouse.mkdir(parents=True, exist_ok=True)
     _prepare_process_env(master)
     builder = SparkSession.builder.enableHiveSupport()
-    for key, value in session_conf(warehouse, master, app_name).items():
+    profile = session_profile(warehouse, workload)
+    for key, value in session_conf(warehouse, master, app_name, profile).items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
     _open_metastore(spark, warehouse)
@@ -373,14 +439,17 @@ def get_spark(
 
 @contextlib.contextmanager
 def spark_session(
-    warehouse: Path, master: str | None = None, app_name: str = "logmart"
+    warehouse: Path,
+    master: str | None = None,
+    app_name: str = "logmart",
+    workload: Sequence[Path] = (),
 ) -> Iterator[SparkSession]:
     """`get_spark` as a context: stops the session on exit if this call started it.
 
     A session that was already running in the process (e.g. a test fixture) is left running.
     """
     already_running = SparkSession._instantiatedSession is not None
-    spark = get_spark(warehouse, master, app_name)
+    spark = get_spark(warehouse, master, app_name, workload)
     try:
         yield spark
     finally:
