@@ -45,7 +45,9 @@ def spark(warehouse: Path, spark_launch_dir: Path) -> Iterator[SparkSession]:
     before = Path.cwd()
     os.chdir(spark_launch_dir)  # the JVM's cwd is fixed when it starts
     try:
-        with spark_session(warehouse, app_name="logmart-tests") as session:
+        # the large profile: this session lives for the whole run, where C2 pays (a small
+        # one made the suite's in-process tests slower: docs/performance.md)
+        with spark_session(warehouse, app_name="logmart-tests", profile="large") as session:
             os.chdir(before)
             yield session
     finally:

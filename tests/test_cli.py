@@ -157,7 +157,9 @@ def test_build_settings_reach_the_pipeline_as_arguments(
         monkeypatch.delenv(variable, raising=False)
     monkeypatch.setenv("LOGMART_DB2LUW_BYTEORDER", "big")
     monkeypatch.setattr(pipeline, "build", build)
-    monkeypatch.setattr(cli, "_session", lambda warehouse, master=None: nullcontext("spark"))
+    monkeypatch.setattr(
+        cli, "_session", lambda warehouse, master=None, workload=(): nullcontext("spark")
+    )
     (tmp_path / "raw" / "db2luw" / "c01").mkdir(parents=True)
     (tmp_path / "raw" / "db2luw" / "c01" / "S0000001.LOG").write_bytes(b"x")
     environ = dict(os.environ)

@@ -205,21 +205,24 @@ def local_shuffle_partitions(master: str, cores: int | None = None) -> int:
 
 
 # A small workload: below this many bytes of raw input and tables, a local session compiles
-# less (SMALL_PROFILE). Measured on `logmart build` of Log Master extracts (docs/performance.md,
-# "A session sized to its workload"): the small profile was 13-17 % faster at 5-15 MB of raw
-# input and 13 % slower at 49 MB, so the bound sits well below the crossover.
+# less (the small profile). Measured on `logmart build` of Log Master extracts
+# (docs/performance.md, "A session sized to its workload"): the small profile was 13-17 %
+# faster at 5-15 MB of raw input and 13 % slower at 49 MB, so the bound sits well below the
+# crossover. It pays in a short process: a session that lives for many builds and queries
+# (the test suite's) gets its money's worth from C2 and asks for the large profile.
 SMALL_WORKLOAD_BYTES = 16 << 20
 PROFILE_VARIABLE = "LOGMART_SESSION_PROFILE"
 PROFILES = ("auto", "small", "large")
-# A build of a few thousand records spends a third of its CPU in the JVM's C2 compiler and
-# more compiling Spark's generated code, for code that then runs a few times: C1 only, and
-# expressions interpreted rather than generated. A large build needs both (1M records: 214 s
-# with them, 299 s with C1 only). C1 alone needs more than its default 48 MB of code cache
-# ("CodeCache is full" in a demo build), hence the tiered default of 240 MB.
+# A build of a few thousand records spends a third of its CPU in the JVM's C2 compiler, for
+# code that then runs a few times: C1 only, and no whole-stage code generation (each query's
+# Java source compiled by Janino). A large build needs both (1M records: 214 s with C2,
+# 299 s with C1 only). C1 alone needs more than its default 48 MB of code cache ("CodeCache is
+# full" in a demo build), hence the tiered default of 240 MB. Interpreting every expression
+# (spark.sql.codegen.factoryMode=NO_CODEGEN) was a few per cent faster still, but breaks
+# Spark's own catalog API (`spark.catalog.listTables`: EXPRESSION_DECODING_FAILED).
 SMALL_PROFILE_JAVA_OPTIONS = ("-XX:TieredStopAtLevel=1", "-XX:ReservedCodeCacheSize=240m")
 SMALL_PROFILE_CONF = {
     "spark.sql.codegen.wholeStage": "false",
-    "spark.sql.codegen.factoryMode": "NO_CODEGEN",
 }
 
 
@@ -407,13 +410,14 @@ def get_spark(
     master: str | None = None,
     app_name: str = "logmart",
     workload: Sequence[Path] = (),
+    profile: str | None = None,
 ) -> SparkSession:
     """Create (or return) THE logmart session on `warehouse`.
 
     `master` defaults to `local[*]`; `workload` are the folders the session will read besides
-    the warehouse (a build's raw folder), which size it (:func:`session_profile`). Raises
-    `LogmartError` when Java is missing or another process holds the warehouse's Derby
-    metastore.
+    the warehouse (a build's raw folder), which size it (:func:`session_profile`) unless
+    `profile` says 'small' or 'large'. Raises `LogmartError` when Java is missing or another
+    process holds the warehouse's Derby metastore.
     """
     warehouse = Path(warehouse).expanduser().resolve()
     existing = _active_session_for(warehouse)
@@ -427,7 +431,7 @@ def get_spark(
     warehouse.mkdir(parents=True, exist_ok=True)
     _prepare_process_env(master)
     builder = SparkSession.builder.enableHiveSupport()
-    profile = session_profile(warehouse, workload)
+    profile = profile or session_profile(warehouse, workload)
     for key, value in session_conf(warehouse, master, app_name, profile).items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
@@ -443,13 +447,14 @@ def spark_session(
     master: str | None = None,
     app_name: str = "logmart",
     workload: Sequence[Path] = (),
+    profile: str | None = None,
 ) -> Iterator[SparkSession]:
     """`get_spark` as a context: stops the session on exit if this call started it.
 
     A session that was already running in the process (e.g. a test fixture) is left running.
     """
     already_running = SparkSession._instantiatedSession is not None
-    spark = get_spark(warehouse, master, app_name, workload)
+    spark = get_spark(warehouse, master, app_name, workload, profile)
     try:
         yield spark
     finally:
