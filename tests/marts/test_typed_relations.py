@@ -373,3 +373,29 @@ def test_views_are_incremental_and_follow_their_tables(spark, demo):
     assert "db2zos__gone__x__y" not in {
         r.viewName for r in spark.sql("show views in changes").collect()
     }
+
+
+def test_a_changed_definition_is_made_again_and_the_rest_kept(spark, demo, monkeypatch):
+    """A sync whose relations and SQL are those of the last one looks at no object one by one
+    (the layer's fingerprint, a property of schema `changes`); when one view's SQL changes,
+    that view alone is made again."""
+    from udfs import typed
+
+    key, name = min(relations(spark).items(), key=lambda item: item[1])
+    original = typed.current_view_sql
+
+    def changed(table, columns):
+        sql = original(table, columns)
+        ours = (table.source_system, table.log_stream, table.table_schema, table.table_name)
+        return f"{sql} where 1 = 1" if ours == key else sql
+
+    monkeypatch.setattr(typed, "current_view_sql", changed)
+    first = sync_views(spark)
+    assert first.created == [f"current.{name}"]
+    assert len(first.kept) == 3 * len(relations(spark)) - 1
+    text = spark.sql(f"show create table current.{name}").first()[0]
+    assert text.rstrip().endswith("where 1 = 1")
+    monkeypatch.setattr(typed, "current_view_sql", original)
+    back = sync_views(spark)
+    assert back.created == [f"current.{name}"]
+    assert sync_views(spark).created == []
