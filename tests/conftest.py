@@ -26,6 +26,30 @@ DEMO_SEED = 7
 EXTRA_INPUTS: list[Callable[[Path], None]] = []
 
 
+@pytest.fixture(scope="session", autouse=True)
+def parse_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The run's own dbt parse cache (udfs.dbt_runner.parse_cache), not the user's: the first
+    warehouse of the run parses in full and the later ones start from its parse."""
+    folder = tmp_path_factory.mktemp("parse-cache")
+    before = os.environ.get("LOGMART_CACHE_DIR")
+    os.environ["LOGMART_CACHE_DIR"] = str(folder)  # subprocesses inherit it
+    yield folder
+    if before is None:
+        os.environ.pop("LOGMART_CACHE_DIR", None)
+    else:
+        os.environ["LOGMART_CACHE_DIR"] = before
+
+
+def environment_without_settings() -> dict[str, str]:
+    """This process's environment without logmart's settings (LOGMART_*), for a `logmart`
+    subprocess that must run on its defaults; the run's parse cache stays."""
+    return {
+        name: value
+        for name, value in os.environ.items()
+        if not name.startswith("LOGMART_") or name == "LOGMART_CACHE_DIR"
+    }
+
+
 @pytest.fixture(scope="session")
 def warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The test session's warehouse folder (tables, metastore_db, derby.log, dbt output)."""

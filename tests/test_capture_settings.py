@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import environment_without_settings
 from udfs.cli import _capture_settings, build_parser
 from udfs.errors import LogmartError
 from udfs.pipeline import RAW_TABLES, capture_settings, source_settings
@@ -102,7 +103,7 @@ def test_a_big_endian_lsn_capture_builds_with_the_flags_and_with_the_variables(t
 
     raw, warehouse = tmp_path / "raw", tmp_path / "warehouse"
     generate(raw, 20, 3, framing="lsn", byteorder="big")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LOGMART_")}
+    env = environment_without_settings()
     where = ["--raw", str(raw), "--warehouse", str(warehouse), "--checks", "none"]
     flags = ["--db2luw-framing", "lsn", "--db2luw-byteorder", "big"]
     first = _logmart("build", *where, *flags, env=env)

@@ -11,7 +11,16 @@ from types import SimpleNamespace
 import pytest
 from pyspark.sql import SparkSession
 
-from udfs.dbt_runner import _Progress, dbt_args, project_dir, run_dbt
+from udfs.dbt_runner import (
+    PARTIAL_PARSE,
+    _Progress,
+    dbt_args,
+    keep_parse,
+    parse_cache,
+    project_dir,
+    run_dbt,
+    seed_parse,
+)
 from udfs.errors import LogmartError
 from udfs.sources import dbt_vars
 
@@ -155,3 +164,48 @@ def test_build_uses_the_sessions_udfs_and_literal_schemas(
     finally:
         spark.sql("drop table if exists marts.fct_placeholder")
         spark.sql("drop view if exists staging.stg_placeholder")
+
+
+def test_the_parse_cache_is_one_file_per_project_under_the_chosen_folder(tmp_path: Path) -> None:
+    assert parse_cache(P, {"LOGMART_CACHE_DIR": "/c"}).parent == Path("/c")
+    assert parse_cache(P, {"XDG_CACHE_HOME": "/x"}).parent == Path("/x/logmart")
+    assert parse_cache(P, {}).parent == Path.home() / ".cache" / "logmart"
+    assert parse_cache(P, {}) != parse_cache(Path("/q"), {})
+    assert parse_cache(P, {}).name.startswith(PARTIAL_PARSE)
+
+
+def test_a_new_target_is_seeded_from_the_cache_and_an_existing_one_left_alone(
+    tmp_path: Path,
+) -> None:
+    cache, target = tmp_path / "cache" / "pp", tmp_path / "wh" / "target"
+    assert not seed_parse(target, cache)  # nothing cached yet: dbt parses in full
+    assert not keep_parse(target, cache)  # nothing made yet
+    target.mkdir(parents=True)
+    (target / PARTIAL_PARSE).write_bytes(b"parsed once")
+    assert keep_parse(target, cache) and cache.read_bytes() == b"parsed once"
+    assert not keep_parse(target, cache)  # unchanged: not written again
+    assert list(cache.parent.iterdir()) == [cache]  # no temporary file left behind
+
+    other = tmp_path / "other" / "target"
+    assert seed_parse(other, cache) and (other / PARTIAL_PARSE).read_bytes() == b"parsed once"
+    (other / PARTIAL_PARSE).write_bytes(b"its own")
+    assert not seed_parse(other, cache)  # a warehouse's own parse is never overwritten
+    assert (other / PARTIAL_PARSE).read_bytes() == b"its own"
+    assert keep_parse(other, cache) and cache.read_bytes() == b"its own"  # newest wins
+
+
+@pytest.mark.spark
+def test_a_new_warehouse_starts_from_the_last_parse(
+    spark: SparkSession, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """dbt takes the seeded file as its own: the second warehouse skips parsing."""
+    monkeypatch.delenv("LOGMART_PROJECT_DIR", raising=False)
+    monkeypatch.setenv("LOGMART_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("LOGMART_WAREHOUSE", str(tmp_path))  # run_dbt sets it; restored after
+    first, second = tmp_path / "first", tmp_path / "second"
+    assert run_dbt(spark, ["parse"], first)
+    assert parse_cache(REPO).is_file()
+    assert run_dbt(spark, ["parse"], second)
+    log = (second / "dbt" / "logs" / "dbt.log").read_text()
+    assert "Partial parsing enabled, no changes found, skipping parsing" in log
+    assert "Unable to do partial parsing" not in log

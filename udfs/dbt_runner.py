@@ -9,8 +9,10 @@ dbt's target and log folders go into the warehouse so the repository stays clean
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -152,6 +154,67 @@ class _Progress:
             print(f"dbt: {count}/{total} nodes done{failed}", file=self.stream, flush=True)
 
 
+# dbt parses the project (~4 s) into <target-path>/partial_parse.msgpack and reuses it while
+# the project files, dbt version, vars and profile are unchanged. A new warehouse has no such
+# file, so logmart keeps the newest one per project folder in a cache and seeds a new
+# warehouse's target folder with it; dbt checks it itself and parses in full when it is stale.
+CACHE_VARIABLE = "LOGMART_CACHE_DIR"
+PARTIAL_PARSE = "partial_parse.msgpack"
+
+
+def parse_cache(project: Path, environ: dict | None = None) -> Path:
+    """Where the partial-parse file of `project` is cached: `LOGMART_CACHE_DIR`, else
+    `$XDG_CACHE_HOME/logmart`, else `~/.cache/logmart`, one file per project folder."""
+    environ = os.environ if environ is None else environ
+    base = environ.get(CACHE_VARIABLE)
+    if not base:
+        xdg = environ.get("XDG_CACHE_HOME")
+        base = str(Path(xdg) / "logmart") if xdg else str(Path.home() / ".cache" / "logmart")
+    key = hashlib.sha256(str(project.resolve()).encode()).hexdigest()[:16]
+    return Path(base) / f"{PARTIAL_PARSE}.{key}"
+
+
+def _target_path(args: Sequence[str]) -> Path | None:
+    for i, arg in enumerate(args):
+        if arg == "--target-path" and i + 1 < len(args):
+            return Path(args[i + 1])
+        if arg.startswith("--target-path="):
+            return Path(arg.split("=", 1)[1])
+    return None
+
+
+def seed_parse(target: Path | None, cache: Path) -> bool:
+    """Copy the cached partial-parse file into a target folder that has none; True if copied.
+    A cache that cannot be read costs a full parse, never a failed build."""
+    if target is None or (target / PARTIAL_PARSE).exists() or not cache.is_file():
+        return False
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(cache, target / PARTIAL_PARSE)
+    except OSError:
+        return False
+    return True
+
+
+def keep_parse(target: Path | None, cache: Path) -> bool:
+    """Store the target folder's partial-parse file in the cache when it differs; True if
+    stored. Written to a temporary name and renamed, so a concurrent reader never sees half."""
+    made = target / PARTIAL_PARSE if target is not None else None
+    if made is None or not made.is_file():
+        return False
+    try:
+        if cache.is_file() and cache.stat().st_size == made.stat().st_size:
+            if cache.read_bytes() == made.read_bytes():
+                return False
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        partial = cache.with_name(f"{cache.name}.{os.getpid()}.tmp")
+        shutil.copyfile(made, partial)
+        os.replace(partial, cache)
+    except OSError:
+        return False
+    return True
+
+
 def run_dbt(
     spark: SparkSession,
     args: list[str],
@@ -178,5 +241,9 @@ def run_dbt(
     if (output or os.environ.get(OUTPUT_VARIABLE) or "full") == "progress":
         args = [*args, "--quiet"] if "--quiet" not in args and "-q" not in args else list(args)
         callbacks.append(_Progress(sys.stderr))
-    result = dbtRunner(callbacks=callbacks).invoke(dbt_args(args, warehouse, project, target))
+    full_args = dbt_args(args, warehouse, project, target)
+    target_path, cache = _target_path(full_args), parse_cache(project)
+    seed_parse(target_path, cache)
+    result = dbtRunner(callbacks=callbacks).invoke(full_args)
+    keep_parse(target_path, cache)
     return bool(result.success)

@@ -20,6 +20,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from tests.conftest import environment_without_settings
 from tests.faults import damage as d
 from tests.faults.cases import CASES, write_all
 
@@ -94,7 +95,7 @@ def matrix(tmp_path_factory: pytest.TempPathFactory) -> Matrix:
     warehouse = tmp_path_factory.mktemp("faults-warehouse")
     with tempfile.TemporaryDirectory() as scratch:
         facts = write_all(raw, Path(scratch))
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LOGMART_")}
+    env = environment_without_settings()
     result = subprocess.run(
         # dbt's unit tests test the SQL, not the logs: the demo build runs them
         [sys.executable, "-m", "udfs.cli", "build", "--raw", str(raw), "--warehouse",
