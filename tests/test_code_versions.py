@@ -108,3 +108,16 @@ def test_imports_are_followed_in_functions_and_relative_ones_too(tmp_path: Path)
         "sub/sibling.py",
         "leaf.py",
     }
+
+
+def test_a_file_edited_after_it_was_read_is_read_again(tmp_path: Path):
+    """Imports are remembered per file while its size and modification time stay the same."""
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "root.py").write_text("")
+    (pkg / "later.py").write_text("")
+    assert [p.name for p in imported_files(pkg, ["pkg.root"])] == ["__init__.py", "root.py"]
+    (pkg / "root.py").write_text("import pkg.later\n")
+    found = [p.name for p in imported_files(pkg, ["pkg.root"])]
+    assert found == ["__init__.py", "later.py", "root.py"]

@@ -178,3 +178,37 @@ def test_raw_files_keep_statistics_and_dictionaries_where_they_help(tmp_path: Pa
     assert "RLE_DICTIONARY" not in columns["record_bytes"].encodings
     assert columns["values.list.element"].statistics is None
     assert "RLE_DICTIONARY" not in columns["raw_offset"].encodings
+
+
+def test_content_hashes_are_the_files_sha256_hashed_here_or_on_the_executors(
+    spark, tmp_path: Path, monkeypatch
+):
+    """A few small files are hashed in this process, many bytes by a Spark job: the same
+    hashes, and a file whose size and modification time are known is not read again."""
+    import hashlib
+
+    from udfs import raw_files
+
+    paths = []
+    for i, size in enumerate((0, 5, 3 * raw_files.HASH_CHUNK + 7)):
+        path = tmp_path / f"f{i}.bin"
+        path.write_bytes(bytes(range(256)) * (size // 256) + b"x" * (size % 256))
+        paths.append(path)
+    expected = {str(p): hashlib.sha256(p.read_bytes()).hexdigest() for p in paths}
+
+    def listed() -> list:
+        return [
+            raw_files.RawFile("db2luw", "c", str(p), "log", p.stat().st_size,
+                              p.stat().st_mtime_ns, p)
+            for p in paths
+        ]  # fmt: skip
+
+    for limit in (raw_files.DRIVER_HASH_BYTES, 0):  # here, then on the executors
+        monkeypatch.setattr(raw_files, "DRIVER_HASH_BYTES", limit)
+        files = listed()
+        assert raw_files.fill_content_hashes(spark, files, {}) == len(paths)
+        assert {f.source_file: f.content_hash for f in files} == expected
+    files = listed()
+    known = {f.source_file: (f.size_bytes, f.modified_ns, "kept") for f in files}
+    assert raw_files.fill_content_hashes(spark, files, known) == 0
+    assert {f.content_hash for f in files} == {"kept"}
