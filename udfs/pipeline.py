@@ -472,14 +472,12 @@ def load_raw(
         hashed=hashed,
         dbt_full_refresh=versions is None or versions.code_version != code,
         listing=listing,
-        sources=sources_with_files(files),
+        sources=tuple(
+            source.folder
+            for source in registry.REGISTERED
+            if any(f.source_system == source.system for f in files)
+        ),
     )
-
-
-def sources_with_files(files: Sequence[RawFile]) -> tuple[str, ...]:
-    """The folders of the registered sources that have a file in ``files``."""
-    systems = {f.source_system for f in files}
-    return tuple(source.folder for source in registry.REGISTERED if source.system in systems)
 
 
 # What `logmart build` checks (selectors.yml): 'data' the checks of the user's logs (records

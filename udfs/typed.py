@@ -516,12 +516,16 @@ def sync_views(spark: Any) -> SyncResult:
         for view in _existing_views(spark, schema)
     }
     existing_functions = {f"{AS_OF_SCHEMA}.{f}" for f in _existing_functions(spark, AS_OF_SCHEMA)}
-    layer = layer_fingerprint({**views, **functions})
-    creatable = {name for name, sql in {**views, **functions}.items() if len(sql) <= MAX_VIEW_TEXT}
-    if _layer_fingerprint_of(spark) == layer and existing_views | existing_functions == creatable:
+    wanted = {**views, **functions}
+    too_wide = {name for name, sql in wanted.items() if len(sql) > MAX_VIEW_TEXT}
+    creatable = set(wanted) - too_wide
+    if (
+        _layer_fingerprint_of(spark) == layer_fingerprint(wanted)
+        and existing_views | existing_functions == creatable
+    ):
         # the same relations as the last sync left them: nothing to look at one by one
         result.kept = sorted(creatable)
-        result.too_wide = sorted(set(views) | set(functions) - creatable)
+        result.too_wide = sorted(too_wide)
         return result
     _sync(
         result,
@@ -541,7 +545,7 @@ def sync_views(spark: Any) -> SyncResult:
     )
     spark.sql(
         f"alter schema {CHANGES_SCHEMA} set dbproperties "
-        f"('{LAYER_FINGERPRINT_PROPERTY}' = '{layer}')"
+        f"('{LAYER_FINGERPRINT_PROPERTY}' = '{layer_fingerprint(wanted)}')"
     )
     return result
 

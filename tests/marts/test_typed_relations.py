@@ -398,4 +398,8 @@ def test_a_changed_definition_is_made_again_and_the_rest_kept(spark, demo, monke
     monkeypatch.setattr(typed, "current_view_sql", original)
     back = sync_views(spark)
     assert back.created == [f"current.{name}"]
-    assert sync_views(spark).created == []
+    # unchanged: the layer's fingerprint answers, with what a look at each object would say
+    again = sync_views(spark)
+    assert again.created == [] and again.dropped == []
+    assert sorted(again.kept) == sorted(back.kept + back.created)
+    assert again.too_wide == sorted(back.too_wide)
