@@ -16,6 +16,11 @@ run_results.json: the span from a layer's first node's start to its last node's 
 per second end to end and per core, the ratio of the whole build to its raw load measured in
 the same run, and peak RSS of the driver's Python process, the JVM (driver and, in local mode,
 the executors) and the Python workers (sampled every 0.5 s). `--big` adds N = 4,000,000.
+
+The builds run with the driver JVM's class archive (udfs/class_archive.py), made first in the
+foreground when it is missing, as a user's builds have it after their first session: otherwise
+the first build would start its maker in the background, beside the next phase.
+`--no-class-archive` measures without it (LOGMART_CLASS_ARCHIVE=off).
 """
 
 from __future__ import annotations
@@ -111,6 +116,20 @@ def write_capture(raw: Path, capture: str, records: int, first: int, mix: bool) 
     return third + luw["records"] + solid["records"]
 
 
+def ensure_class_archive() -> str:
+    """Make the class archive in the foreground when it is missing; what was done."""
+    from udfs.class_archive import archive_path, can_archive, enabled
+
+    path = archive_path()
+    if not enabled() or path is None or not can_archive():
+        return "class archive: off or not possible with this java"
+    if path.is_file():
+        return f"class archive: {path}"
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "udfs.class_archive", str(path)], check=True)
+    return f"class archive: {path} (made in {time.perf_counter() - started:.1f} s)"
+
+
 def run_build(raw: Path, warehouse: Path, log: Path) -> dict:
     """`logmart build` in a subprocess: wall seconds, exit code, peaks, last_build.json."""
     logmart = Path(sys.executable).parent / "logmart"
@@ -171,7 +190,12 @@ def main() -> None:
     parser.add_argument("--mix", action="store_true", help="a third from each of the 3 sources")
     parser.add_argument("--phases", default="scratch,again,incremental")
     parser.add_argument("--workdir", type=Path)
+    parser.add_argument("--no-class-archive", action="store_true",
+                        help="builds without the driver JVM's class archive")  # fmt: skip
     args = parser.parse_args()
+    if args.no_class_archive:
+        os.environ["LOGMART_CLASS_ARCHIVE"] = "off"  # the builds' subprocesses inherit it
+    print(ensure_class_archive(), flush=True)
     work = args.workdir or Path(tempfile.mkdtemp(prefix="logmart-build-bench-"))
     sizes = [int(s) for s in args.sizes.split(",")] + ([4_000_000] if args.big else [])
     phases = args.phases.split(",")

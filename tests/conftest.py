@@ -8,6 +8,8 @@ need a second Spark process (lock, cluster, no-Java runs) start it with `subproc
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +40,27 @@ def parse_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         os.environ.pop("LOGMART_CACHE_DIR", None)
     else:
         os.environ["LOGMART_CACHE_DIR"] = before
+
+
+@pytest.fixture(scope="session", autouse=True)
+def class_archive(parse_cache: Path, request: pytest.FixtureRequest) -> Path | None:
+    """The driver JVM's class archive (udfs/class_archive.py), made once before any session of
+    the run starts (in the run's cache folder), so that every JVM of the suite maps it: the
+    maker a user's first session starts in the background, run here in the foreground. Only
+    when the run has a Spark test (marker `spark`): a run of unit tests starts no JVM."""
+    from udfs.class_archive import archive_path, can_archive, enabled
+
+    path = archive_path()
+    if not enabled() or path is None or path.is_file() or not can_archive():
+        return path
+    if not any(item.get_closest_marker("spark") for item in request.session.items):
+        return path
+    done = subprocess.run(
+        [sys.executable, "-m", "udfs.class_archive", str(path)],
+        capture_output=True, text=True, timeout=900, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0 and path.is_file(), done.stdout[-3000:] + done.stderr[-3000:]
+    return path
 
 
 def environment_without_settings() -> dict[str, str]:

@@ -20,6 +20,7 @@ from typing import TextIO
 
 from pyspark.sql import SparkSession
 
+from udfs.cache import cache_dir
 from udfs.errors import LogmartError
 
 
@@ -158,20 +159,15 @@ class _Progress:
 # the project files, dbt version, vars and profile are unchanged. A new warehouse has no such
 # file, so logmart keeps the newest one per project folder in a cache and seeds a new
 # warehouse's target folder with it; dbt checks it itself and parses in full when it is stale.
-CACHE_VARIABLE = "LOGMART_CACHE_DIR"
 PARTIAL_PARSE = "partial_parse.msgpack"
 
 
 def parse_cache(project: Path, environ: dict | None = None) -> Path:
-    """Where the partial-parse file of `project` is cached: `LOGMART_CACHE_DIR`, else
-    `$XDG_CACHE_HOME/logmart`, else `~/.cache/logmart`, one file per project folder."""
-    environ = os.environ if environ is None else environ
-    base = environ.get(CACHE_VARIABLE)
-    if not base:
-        xdg = environ.get("XDG_CACHE_HOME")
-        base = str(Path(xdg) / "logmart") if xdg else str(Path.home() / ".cache" / "logmart")
+    """Where the partial-parse file of `project` is cached: in logmart's cache folder
+    (`udfs.cache.cache_dir`: `LOGMART_CACHE_DIR`, else `$XDG_CACHE_HOME/logmart`, else
+    `~/.cache/logmart`), one file per project folder."""
     key = hashlib.sha256(str(project.resolve()).encode()).hexdigest()[:16]
-    return Path(base) / f"{PARTIAL_PARSE}.{key}"
+    return cache_dir(environ) / f"{PARTIAL_PARSE}.{key}"
 
 
 def _target_path(args: Sequence[str]) -> Path | None:

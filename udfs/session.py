@@ -34,6 +34,7 @@ try:
 except ImportError:  # Windows: no POSIX locks; the metastore's own error is caught instead
     fcntl = None  # type: ignore[assignment]
 
+from udfs import class_archive
 from udfs.errors import LogmartError
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -271,6 +272,7 @@ def session_conf(
             f"-Dderby.system.home={warehouse}",  # derby.log beside the metastore, not in cwd
             f"-Dlog4j2.configurationFile={LOG4J2_CONFIG.as_uri()}",
             *(SMALL_PROFILE_JAVA_OPTIONS if small else ()),
+            *class_archive.driver_java_options(),
         ]
     )
     conf = {
@@ -461,29 +463,35 @@ def spark_session(
         if not already_running:
             spark.stop()
             _stop_jvm()
+            # the next session starts quicker with the JVM's classes archived (made once, in
+            # the background: udfs/class_archive.py)
+            class_archive.start_making()
 
 
-def _stop_jvm(timeout: float = 15.0) -> None:
+def _stop_jvm(timeout: float = 15.0) -> int | None:
     """End the JVM PySpark started, and wait for it, so the Derby lock is free on return.
 
     Otherwise the JVM outlives the Python process by a moment and a `logmart` command run right
-    after finds the warehouse still locked.
+    after finds the warehouse still locked. Returns the JVM's exit code (None when this process
+    started none).
     """
     from pyspark import SparkContext
 
     gateway = SparkContext._gateway
     if gateway is None:
-        return
+        return None
     proc = getattr(gateway, "proc", None)
     gateway.shutdown()
+    code = None
     if proc is not None:
         if proc.stdin is not None:
             proc.stdin.close()  # the JVM exits when its stdin closes
         try:
-            proc.wait(timeout=timeout)
+            code = proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             proc.kill()
-            proc.wait()
+            code = proc.wait()
     # A later get_spark in this process launches a fresh JVM.
     SparkContext._gateway = None
     SparkContext._jvm = None
+    return code
