@@ -111,8 +111,12 @@ def snapshot(spark: SparkSession, load: dict[str, Any], seconds: float) -> dict[
             r[0] for r in frame.selectExpr(f"to_json(struct({', '.join(f'`{c}`' for c in keep)}))")
             .collect()
         )  # fmt: skip
+    # the Parquet files of the listing tables: a build of an unchanged folder writes none
+    listing = {name: sorted(r.part for r in spark.sql(
+        f"select distinct input_file_name() as part from raw.{name}").collect())
+        for name in ("files", "captures")}  # fmt: skip
     return {"load": load, "seconds": round(seconds, 1), "files": files, "raw": raw_parts,
-            "models": models, "marts": marts}  # fmt: skip
+            "listing": listing, "models": models, "marts": marts}  # fmt: skip
 
 
 def stream_tools(spark: SparkSession, generated: dict[str, Any]) -> dict[str, Any]:

@@ -106,6 +106,11 @@ def test_building_the_same_folder_again_decodes_nothing_and_changes_nothing(scen
     assert (again["load"]["files_decoded"], again["load"]["files_hashed"]) == (0, 0)
     assert again["files"] == second["files"]
     assert again["raw"] == second["raw"]
+    # raw.files and raw.captures are not written again (the same Parquet files), while the
+    # build that found new files wrote them
+    assert again["listing"] == second["listing"]
+    first = scenario["builds"]["first"]
+    assert all(second["listing"][name] != first["listing"][name] for name in second["listing"])
     assert again["models"] == second["models"]
     assert again["marts"] == second["marts"]
     # nothing changed since the last successful build: dbt did not run again
