@@ -97,3 +97,9 @@ def test_a_java_without_the_jdks_base_archive_gets_no_maker(
     (home / "lib" / "server").mkdir(parents=True)
     (home / "lib" / "server" / "classes.jsa").write_bytes(b"base")
     assert class_archive.can_archive()
+
+
+def test_a_cache_folder_that_cannot_be_written_costs_the_archive_not_the_command(tmp_path: Path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    assert not start_making({"LOGMART_CACHE_DIR": str(blocker / "cache")})

@@ -3,8 +3,9 @@
 Every logmart command starts a JVM that loads, parses and verifies tens of thousands of classes
 (Spark, Hive, Derby, Parquet) before its first query, and more as each new kind of query needs
 them. A dynamic CDS archive (`-XX:ArchiveClassesAtExit`, JDK 13+) holds them ready to map:
-`logmart demo` in a fresh folder took 77.9 s with one against 90.7 s without (medians of three
-pairs, docs/performance.md).
+a session starts in about 5 s instead of 10 s, and `logmart demo` in a fresh folder took 80.1 s
+with this module's archive against 91.1 s without (medians of three pairs,
+docs/performance.md).
 
 Writing the archive costs a JVM about 25 s at its exit, so no user command writes it: when a
 logmart session ends and the archive is missing, a process of its own is started in the
@@ -145,6 +146,13 @@ def start_making(environ: Mapping[str, str] | None = None) -> bool:
     environ = os.environ if environ is None else environ
     if not enabled(environ) or environ.get(_DUMP_VARIABLE):
         return False
+    try:
+        return _start_maker(environ)
+    except OSError:
+        return False  # a cache folder that cannot be written: no archive, never a failed command
+
+
+def _start_maker(environ: Mapping[str, str]) -> bool:
     path = archive_path(environ)
     if path is None or path.is_file() or _recent(_failed(path), RETRY_SECONDS):
         return False
