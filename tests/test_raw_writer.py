@@ -212,3 +212,21 @@ def test_content_hashes_are_the_files_sha256_hashed_here_or_on_the_executors(
     known = {f.source_file: (f.size_bytes, f.modified_ns, "kept") for f in files}
     assert raw_files.fill_content_hashes(spark, files, known) == 0
     assert {f.content_hash for f in files} == {"kept"}
+
+
+def test_a_builds_raw_tables_are_known_as_partitioned_by_file_and_others_are_not(spark, demo):
+    """load_raw decodes every file again when a raw table is not partitioned by file alone; the
+    check is one catalog query (`pipeline.partitioned_by_file`), which must know a build's
+    tables for what they are."""
+    from udfs.pipeline import RAW_TABLES, partitioned_by_file
+
+    found = partitioned_by_file(spark)
+    assert {t.name for t in RAW_TABLES} <= found
+    assert not {"files", "captures"} & found  # the listing: one small table each
+    spark.sql(
+        "create table raw.unpartitioned_probe using parquet as select 'f' as source_file, 1 as a"
+    )
+    try:
+        assert "unpartitioned_probe" not in partitioned_by_file(spark)
+    finally:
+        spark.sql("drop table raw.unpartitioned_probe")

@@ -288,12 +288,16 @@ def _previous_state(spark: SparkSession) -> tuple[dict[str, Row], Row | None]:
     return files, version
 
 
-def _is_partitioned_by_file(spark: SparkSession, table: RawTable) -> bool:
-    name = _table(table.name)
-    if not spark.catalog.tableExists(name):
-        return False
-    partitions = [c.name for c in spark.catalog.listColumns(name) if c.isPartition]
-    return partitions == [PARTITION_COLUMN]
+def partitioned_by_file(spark: SparkSession) -> set[str]:
+    """The raw tables partitioned by file alone: one catalog query for the whole schema
+    (`show table extended`: 0.4-1.0 s), not a column listing per table (2.2 s for ten)."""
+    expected = f"Partition Columns: [`{PARTITION_COLUMN}`]"
+    rows = spark.sql(f"show table extended in {RAW_SCHEMA} like '*'").collect()
+    return {
+        row.tableName
+        for row in rows
+        if not row.isTemporary and expected in row.information.splitlines()
+    }
 
 
 def _mirror(folder: Path, files: list[RawFile]) -> Path:
@@ -421,7 +425,7 @@ def load_raw(
         full
         or versions is None
         or versions.raw_version != decoders
-        or not all(_is_partitioned_by_file(spark, t) for t in RAW_TABLES)
+        or not {t.name for t in RAW_TABLES} <= partitioned_by_file(spark)
     )
     loading = [f for f in files if f.loads]
     if not full:
