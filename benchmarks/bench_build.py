@@ -118,16 +118,13 @@ def write_capture(raw: Path, capture: str, records: int, first: int, mix: bool) 
 
 def ensure_class_archive() -> str:
     """Make the class archive in the foreground when it is missing; what was done."""
-    from udfs.class_archive import archive_path, can_archive, enabled
+    from udfs.class_archive import make_in_foreground
 
-    path = archive_path()
-    if not enabled() or path is None or not can_archive():
-        return "class archive: off or not possible with this java"
-    if path.is_file():
-        return f"class archive: {path}"
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "udfs.class_archive", str(path)], check=True)
-    return f"class archive: {path} (made in {time.perf_counter() - started:.1f} s)"
+    path = make_in_foreground()
+    if path is None:
+        return "class archive: off or not possible with this java"
+    return f"class archive: {path} ({time.perf_counter() - started:.1f} s to find or make)"
 
 
 def run_build(raw: Path, warehouse: Path, log: Path) -> dict:

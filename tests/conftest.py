@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,18 +47,17 @@ def class_archive(parse_cache: Path, request: pytest.FixtureRequest) -> Path | N
     the run starts (in the run's cache folder), so that every JVM of the suite maps it: the
     maker a user's first session starts in the background, run here in the foreground. Only
     when the run has a Spark test (marker `spark`): a run of unit tests starts no JVM."""
-    from udfs.class_archive import archive_path, can_archive, enabled
+    from udfs.class_archive import make_in_foreground
 
-    path = archive_path()
-    if not enabled() or path is None or path.is_file() or not can_archive():
-        return path
     if not any(item.get_closest_marker("spark") for item in request.session.items):
-        return path
-    done = subprocess.run(
-        [sys.executable, "-m", "udfs.class_archive", str(path)],
-        capture_output=True, text=True, timeout=900, check=False,
-    )  # fmt: skip
-    assert done.returncode == 0 and path.is_file(), done.stdout[-3000:] + done.stderr[-3000:]
+        return None
+    try:
+        path = make_in_foreground()
+    except subprocess.CalledProcessError as failed:
+        pytest.fail(
+            f"the class archive's maker failed:\n{failed.stdout[-3000:]}{failed.stderr[-3000:]}"
+        )
+    assert path is None or path.is_file()
     return path
 
 

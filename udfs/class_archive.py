@@ -170,6 +170,20 @@ def _start_maker(environ: Mapping[str, str]) -> bool:
     return True
 
 
+def make_in_foreground(timeout: float = 900) -> Path | None:
+    """The archive, made now (the maker in a subprocess, waited for) when it is missing: for
+    runs that time their sessions (the test suite, the build benchmark), where a maker in the
+    background would run beside them. None when the archive is off or this java cannot write
+    one; raises `subprocess.CalledProcessError` (with the maker's output) when it fails."""
+    path = archive_path()
+    if not enabled() or path is None or not can_archive():
+        return None
+    if not path.is_file():
+        subprocess.run([sys.executable, "-m", "udfs.class_archive", str(path)],
+                       capture_output=True, text=True, timeout=timeout, check=True)  # fmt: skip
+    return path
+
+
 # What the maker's session runs: the kinds of statement a build sends (metastore, views,
 # Parquet tables, joins, aggregates, windows, explode, a Python UDF), on a few rows.
 WORKLOAD = (
