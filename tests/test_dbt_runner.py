@@ -121,6 +121,16 @@ def test_debug_and_parse_run_with_output_in_the_warehouse(
     assert {p: p.exists() for p in repo_outputs} == repo_outputs  # nothing new in the repo
 
 
+@pytest.mark.spark
+def test_an_option_dbt_does_not_know_is_a_user_error_that_names_it(
+    spark: SparkSession, warehouse: Path
+) -> None:
+    # dbt returns its usage errors to the caller without printing them: `logmart dbt build
+    # --warehouse DIR` used to end with status 1 and no word of why
+    with pytest.raises(LogmartError, match=r"No such option '--warehouse'.*go before the dbt"):
+        run_dbt(spark, ["build", "--warehouse", str(warehouse)], warehouse)
+
+
 PLACEHOLDER_MODELS = {
     "staging/stg_placeholder.sql": "select id from values (1), (2) as t(id)",
     # A table may call a temporary function registered on the session; a view may not.

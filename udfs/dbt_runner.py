@@ -242,4 +242,17 @@ def run_dbt(
     seed_parse(target_path, cache)
     result = dbtRunner(callbacks=callbacks).invoke(full_args)
     keep_parse(target_path, cache)
+    _raise_usage_error(result.exception)
     return bool(result.success)
+
+
+def _raise_usage_error(exception: BaseException | None) -> None:
+    """dbt hands a usage error (an option it does not know) back to its caller and prints
+    nothing: say it, and where logmart's own options go."""
+    from dbt.cli.exceptions import DbtUsageException
+
+    if isinstance(exception, DbtUsageException):
+        raise LogmartError(
+            f"dbt refused its arguments: {exception} logmart's own options (--warehouse, "
+            "--master) go before the dbt command: `logmart dbt --warehouse DIR build`"
+        )
