@@ -24,34 +24,17 @@ change_types as (
     select * from {{ ref('logmaster_change_types') }}
 ),
 
-undecoded_control as (
+control_failures as (
     select
+        capture,
         source_file,
         raw_offset,
+        record_length,
+        record_bytes,
         coalesce(record_type, 'control record') as record_type,
         'decode' as stage,
         decode_error as reason
     from control_records
-    where not is_decoded
-),
-
-undecoded_data as (
-    select
-        source_file,
-        raw_offset,
-        case
-            when repeats_record is null then 'LLDF' else concat('LLDF ', change_type)
-        end as record_type,
-        case when repeats_record is null then 'decode' else 'repeat' end as stage,
-        coalesce(
-            decode_error,
-            concat(
-                'repeats the record at ', repeats_record, ' (UORID ', uorid, ', LOGRBA ', logrba,
-                ', segment ', coalesce(segnum, 1), '): the extract holds the same record twice ',
-                '(overlapping extracts or a data file copied twice); the first copy is used'
-            )
-        ) as reason
-    from data_records
     where not is_decoded
 ),
 
@@ -86,7 +69,8 @@ image_failures as (
     where decode_error is not null
 ),
 
-exploded_failures as (
+later_failures as (
+    -- records that decoded but whose change failed later (segments, change type, images)
     select
         failed_record.source_file,
         failed_record.raw_offset,
@@ -101,52 +85,61 @@ exploded_failures as (
         lateral view explode(failures.raw_records) exploded as failed_record
 ),
 
-all_failures as (
-    select * from undecoded_control
-    union all
-    select * from undecoded_data
-    union all
-    select * from exploded_failures
-),
-
-failed_data_records as (
-    -- the bytes of the failed records only: a semi join with the (few) failures, so the
-    -- records that decoded are scanned but never shuffled
-    select
+data_failures as (
+    -- one pass over the data records: those that did not decode (or repeat another), and
+    -- those a later stage rejected, found by a broadcast join with the (few) failures, so
+    -- the records that decoded are scanned but never shuffled
+    select /*+ broadcast(later_failures) */
         data_records.capture,
         data_records.source_file,
         data_records.raw_offset,
         data_records.record_length,
-        data_records.record_bytes
+        data_records.record_bytes,
+        case
+            when data_records.is_decoded then later_failures.record_type
+            when data_records.repeats_record is null then 'LLDF'
+            else concat('LLDF ', data_records.change_type)
+        end as record_type,
+        case
+            when data_records.is_decoded then later_failures.stage
+            when data_records.repeats_record is null then 'decode'
+            else 'repeat'
+        end as stage,
+        case
+            when data_records.is_decoded then later_failures.reason
+            else coalesce(
+                data_records.decode_error,
+                concat(
+                    'repeats the record at ', data_records.repeats_record,
+                    ' (UORID ', data_records.uorid, ', LOGRBA ', data_records.logrba,
+                    ', segment ', coalesce(data_records.segnum, 1), '): the extract holds ',
+                    'the same record twice (overlapping extracts or a data file copied ',
+                    'twice); the first copy is used'
+                )
+            )
+        end as reason
     from data_records
-    left semi join all_failures
+    left join later_failures
         on
-            data_records.source_file = all_failures.source_file
-            and data_records.raw_offset = all_failures.raw_offset
+            data_records.source_file = later_failures.source_file
+            and data_records.raw_offset = later_failures.raw_offset
+    where not data_records.is_decoded or later_failures.source_file is not null
 ),
 
-with_bytes as (
-    select
-        'db2zos' as source_system,
-        coalesce(failed_data_records.capture, control_records.capture) as capture,
-        all_failures.source_file,
-        all_failures.raw_offset,
-        coalesce(failed_data_records.record_length, control_records.record_length)
-            as record_length,
-        coalesce(failed_data_records.record_bytes, control_records.record_bytes)
-            as record_bytes,
-        all_failures.record_type,
-        all_failures.stage,
-        all_failures.reason
-    from all_failures
-    left join failed_data_records
-        on
-            all_failures.source_file = failed_data_records.source_file
-            and all_failures.raw_offset = failed_data_records.raw_offset
-    left join control_records
-        on
-            all_failures.source_file = control_records.source_file
-            and all_failures.raw_offset = control_records.raw_offset
+all_failures as (
+    select * from control_failures
+    union all
+    select * from data_failures
 )
 
-select * from with_bytes
+select
+    'db2zos' as source_system,
+    capture,
+    source_file,
+    raw_offset,
+    record_length,
+    record_bytes,
+    record_type,
+    stage,
+    reason
+from all_failures

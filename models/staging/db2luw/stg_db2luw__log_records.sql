@@ -10,17 +10,41 @@ source as (
     select * from {{ source('db2luw', 'log_records') }}
 ),
 
-copies as (
+repeated_records as (
+    -- the positions read more than once (usually none) and their first copy in file order:
+    -- an aggregate over the key columns, not a window over whole records
     select
-        *,
+        capture,
+        log_stream_id,
+        lsn,
+        min(named_struct('source_file', source_file, 'raw_offset', raw_offset)) as first_copy
+    from source
+    group by capture, log_stream_id, lsn
+    having count(*) > 1
+),
+
+copies as (
+    -- the repeated keys are broadcast, so the records are joined where they are read and
+    -- never shuffled (stg_logmaster__lldf)
+    select /*+ broadcast(repeated_records) */
+        source.*,
         case
-            when decode_error is null
-                then first_value(concat(source_file, ' offset ', raw_offset)) over (
-                    partition by capture, log_stream_id, lsn
-                    order by source_file, raw_offset
+            when source.decode_error is null
+                then coalesce(
+                    concat(
+                        repeated_records.first_copy.source_file,
+                        ' offset ',
+                        repeated_records.first_copy.raw_offset
+                    ),
+                    concat(source.source_file, ' offset ', source.raw_offset)
                 )
         end as first_copy
     from source
+    left join repeated_records
+        on
+            source.capture <=> repeated_records.capture
+            and source.log_stream_id <=> repeated_records.log_stream_id
+            and source.lsn <=> repeated_records.lsn
 ),
 
 renamed as (

@@ -9,17 +9,40 @@ sys_log as (
     select * from {{ source('soliddb', 'sys_log') }}
 ),
 
-source as (
+repeated_rows as (
+    -- the LOGADDRs read more than once (usually none) and their first copy in file order:
+    -- an aggregate over the key columns, not a window over whole rows
     select
-        *,
+        capture,
+        logaddr,
+        min(named_struct('source_file', source_file, 'raw_offset', raw_offset)) as first_copy
+    from sys_log
+    where decode_error is null and length(logaddr) = 20
+    group by capture, logaddr
+    having count(*) > 1
+),
+
+source as (
+    -- the repeated keys are broadcast, so the rows are joined where they are read and never
+    -- shuffled (stg_logmaster__lldf)
+    select /*+ broadcast(repeated_rows) */
+        sys_log.*,
         case
-            when decode_error is null and length(logaddr) = 20
-                then first_value(concat(source_file, ' row ', raw_offset)) over (
-                    partition by capture, logaddr, decode_error is null and length(logaddr) = 20
-                    order by source_file, raw_offset
+            when sys_log.decode_error is null and length(sys_log.logaddr) = 20
+                then coalesce(
+                    concat(
+                        repeated_rows.first_copy.source_file,
+                        ' row ',
+                        repeated_rows.first_copy.raw_offset
+                    ),
+                    concat(sys_log.source_file, ' row ', sys_log.raw_offset)
                 )
         end as first_copy
     from sys_log
+    left join repeated_rows
+        on
+            sys_log.capture <=> repeated_rows.capture
+            and sys_log.logaddr = repeated_rows.logaddr
 ),
 
 record_ids as (
