@@ -87,9 +87,9 @@ later_failures as (
 
 data_failures as (
     -- one pass over the data records: those that did not decode (or repeat another), and
-    -- those a later stage rejected, found by a broadcast join with the (few) failures, so
-    -- the records that decoded are scanned but never shuffled
-    select /*+ broadcast(later_failures) */
+    -- those a later stage rejected. No broadcast hint on the failures: with a wrong setting
+    -- every image of a capture fails, as many failures as records
+    select
         data_records.capture,
         data_records.source_file,
         data_records.raw_offset,
