@@ -100,6 +100,10 @@ def test_a_java_without_the_jdks_base_archive_gets_no_maker(
 
 
 def test_a_cache_folder_that_cannot_be_written_costs_the_archive_not_the_command(tmp_path: Path):
+    # without a java that can write an archive, start_making returns before it touches the
+    # cache folder, and this test would pass whatever the OSError handling does
+    if archive_path() is None or not class_archive.can_archive():
+        pytest.skip("this java writes no class archive: no maker starts, no folder is made")
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
     assert not start_making({"LOGMART_CACHE_DIR": str(blocker / "cache")})
