@@ -12,8 +12,11 @@ records as (
     select * from {{ ref('stg_db2luw__log_records') }}
 ),
 
-functions as (
-    select * from {{ ref('db2luw_function_ids') }}
+known_functions as (
+    select distinct
+        component,
+        function_identifier
+    from {{ ref('db2luw_function_ids') }}
 ),
 
 row_images as (
@@ -35,112 +38,91 @@ catalog_rows as (
     {% endfor %}
 ),
 
-undecoded_records as (
-    select
-        source_file,
-        raw_offset,
-        coalesce(record_type_name, 'db2ReadLog record') as record_type,
-        case when repeats_record is null then 'decode' else 'repeat' end as stage,  -- noqa: RF04
-        coalesce(
-            decode_error,
-            concat(
-                'repeats the record at ', repeats_record, ' (LSN ', lsn_hex,
-                '): the capture holds the same log record twice (overlapping captures or a ',
-                'file copied twice); the first copy is used'
-            )
-        ) as reason
-    from records
-    where not is_decoded
-),
-
-unknown_functions as (
-    select
-        records.source_file,
-        records.raw_offset,
-        concat(records.record_type_name, ' ', records.component) as record_type,
-        'record_kind' as stage,  -- noqa: RF04
-        concat(
-            upper(records.component), ' function ', records.function_identifier,
-            ' (LSN ', records.lsn_hex, ', TID ', records.tid,
-            ') is not one logmart decodes; see seeds/db2luw_function_ids.csv'
-        ) as reason
-    from records
-    left join functions
-        on
-            records.component = functions.component
-            and records.function_identifier = functions.function_identifier
-    where
-        records.is_decoded
-        and records.component in ('dms', 'dom', 'rds')
-        and functions.function_identifier is null
-),
-
 image_failures as (
     select distinct
         source_file,
         raw_offset,
         concat('normal ', component, ' ', function_name) as record_type,
-        'row_image' as stage,  -- noqa: RF04
         decode_error as reason
     from row_images
     where decode_error is not null
 ),
 
-catalog_failures as (
-    select
-        source_file,
-        raw_offset,
-        'catalog row' as record_type,
-        'decode' as stage,  -- noqa: RF04
-        decode_error as reason
-    from catalog_rows
-    where decode_error is not null
-),
-
-failed_records as (
-    select * from undecoded_records
-    union all
-    select * from unknown_functions
-    union all
-    select * from image_failures
-),
-
-with_bytes as (
+record_failures as (
+    -- one pass over the log records: those that did not decode (or repeat another), those of
+    -- a function id logmart does not know (it may be a change: not dropped silently), and
+    -- those whose row image failed. The three exclude each other: row images are decoded
+    -- from decoded records of known functions only
     select
         records.source_system,
         records.capture,
-        failed_records.source_file,
-        failed_records.raw_offset,
+        records.source_file,
+        records.raw_offset,
         records.record_length,
         records.record_bytes,
-        failed_records.record_type,
-        failed_records.stage,
-        failed_records.reason
-    from failed_records
-    inner join records
+        case
+            when not records.is_decoded
+                then coalesce(records.record_type_name, 'db2ReadLog record')
+            when image_failures.source_file is not null then image_failures.record_type
+            else concat(records.record_type_name, ' ', records.component)
+        end as record_type,
+        case
+            when not records.is_decoded and records.repeats_record is null then 'decode'
+            when not records.is_decoded then 'repeat'
+            when image_failures.source_file is not null then 'row_image'
+            else 'record_kind'
+        end as stage,
+        case
+            when not records.is_decoded
+                then coalesce(
+                    records.decode_error,
+                    concat(
+                        'repeats the record at ', records.repeats_record, ' (LSN ',
+                        records.lsn_hex, '): the capture holds the same log record twice ',
+                        '(overlapping captures or a file copied twice); the first copy is used'
+                    )
+                )
+            when image_failures.source_file is not null then image_failures.reason
+            else concat(
+                upper(records.component), ' function ', records.function_identifier,
+                ' (LSN ', records.lsn_hex, ', TID ', records.tid,
+                ') is not one logmart decodes; see seeds/db2luw_function_ids.csv'
+            )
+        end as reason
+    from records
+    left join known_functions
         on
-            failed_records.source_file = records.source_file
-            and failed_records.raw_offset = records.raw_offset
+            records.component = known_functions.component
+            and records.function_identifier = known_functions.function_identifier
+    left join image_failures
+        on
+            records.source_file = image_failures.source_file
+            and records.raw_offset = image_failures.raw_offset
+    where
+        not records.is_decoded
+        or (
+            records.is_decoded
+            and records.component in ('dms', 'dom', 'rds')
+            and known_functions.function_identifier is null
+        )
+        or image_failures.source_file is not null
 ),
 
-failed_catalog_rows as (
+catalog_failures as (
     select
-        catalog_rows.source_system,
-        catalog_rows.capture,
-        catalog_failures.source_file,
-        catalog_failures.raw_offset,
-        catalog_rows.record_length,
-        catalog_rows.record_bytes,
-        catalog_failures.record_type,
-        catalog_failures.stage,
-        catalog_failures.reason
-    from catalog_failures
-    inner join catalog_rows
-        on
-            catalog_failures.source_file = catalog_rows.source_file
-            and catalog_failures.raw_offset = catalog_rows.raw_offset
+        source_system,
+        capture,
+        source_file,
+        raw_offset,
+        record_length,
+        record_bytes,
+        'catalog row' as record_type,
+        'decode' as stage,
+        decode_error as reason
+    from catalog_rows
+    where decode_error is not null
 )
 
-select * from with_bytes
+select * from record_failures
 union all
-select * from failed_catalog_rows
+select * from catalog_failures
