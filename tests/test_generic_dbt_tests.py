@@ -45,3 +45,16 @@ def test_accepted_values_by_source_fails_on_a_kind_of_another_source(spark: Spar
     )
     failing = {(r.source_system, r.value_field) for r in spark.sql(sql).collect()}
     assert failing == {("db2zos", "log"), ("oracle", "data")}
+
+
+def test_not_null_columns_fails_once_per_column_with_nulls(spark: SparkSession):
+    rows = [(1, None, "x"), (2, None, None), (3, "b", "y")]
+    spark.createDataFrame(rows, "a int, b string, c string").createOrReplaceTempView(
+        "rows_to_check"
+    )
+    sql = _test_sql("not_null_columns", model="rows_to_check", columns=["a", "b", "c"])
+    failing = {(r.column_name, r.null_rows) for r in spark.sql(sql).collect()}
+    assert failing == {("b", 2), ("c", 1)}
+    # the columns without a null pass: no row
+    sql = _test_sql("not_null_columns", model="rows_to_check", columns=["a"])
+    assert spark.sql(sql).collect() == []
