@@ -8,7 +8,9 @@ need a second Spark process (lock, cluster, no-Java runs) start it with `subproc
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
+import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,38 +29,64 @@ DEMO_SEED = 7
 EXTRA_INPUTS: list[Callable[[Path], None]] = []
 
 
-@pytest.fixture(scope="session", autouse=True)
-def parse_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """The run's own dbt parse cache (udfs.dbt_runner.parse_cache), not the user's: the first
-    warehouse of the run parses in full and the later ones start from its parse."""
-    folder = tmp_path_factory.mktemp("parse-cache")
-    before = os.environ.get("LOGMART_CACHE_DIR")
-    os.environ["LOGMART_CACHE_DIR"] = str(folder)  # subprocesses inherit it
-    yield folder
-    if before is None:
-        os.environ.pop("LOGMART_CACHE_DIR", None)
-    else:
-        os.environ["LOGMART_CACHE_DIR"] = before
+# The run's own cache folder (dbt's parse, udfs.dbt_runner.parse_cache, and the JVM's class
+# archive, udfs/class_archive.py), not the user's: the first warehouse of the run parses in full
+# and the later ones start from its parse; every JVM of the run maps the archive made at its
+# start. Set before collection ends, so that the archive's maker and every subprocess see it.
+_RUN_CACHE: dict[str, object] = {}
 
 
-@pytest.fixture(scope="session", autouse=True)
-def class_archive(parse_cache: Path, request: pytest.FixtureRequest) -> Path | None:
-    """The driver JVM's class archive (udfs/class_archive.py), made once before any session of
-    the run starts (in the run's cache folder), so that every JVM of the suite maps it: the
-    maker a user's first session starts in the background, run here in the foreground. Only
-    when the run has a Spark test (marker `spark`): a run of unit tests starts no JVM."""
-    from udfs.class_archive import make_in_foreground
+def pytest_configure(config: pytest.Config) -> None:
+    folder = Path(tempfile.mkdtemp(prefix="logmart-tests-cache-"))
+    _RUN_CACHE.update(folder=folder, before=os.environ.get("LOGMART_CACHE_DIR"))
+    os.environ["LOGMART_CACHE_DIR"] = str(folder)
 
-    if not any(item.get_closest_marker("spark") for item in request.session.items):
-        return None
-    try:
-        path = make_in_foreground()
-    except subprocess.CalledProcessError as failed:
-        pytest.fail(
-            f"the class archive's maker failed:\n{failed.stdout[-3000:]}{failed.stderr[-3000:]}"
-        )
-    assert path is None or path.is_file()
-    return path
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    maker = _RUN_CACHE.get("maker")
+    if isinstance(maker, subprocess.Popen) and maker.poll() is None:
+        maker.kill()
+        maker.wait()
+    if "folder" in _RUN_CACHE:
+        shutil.rmtree(_RUN_CACHE["folder"], ignore_errors=True)
+        before = _RUN_CACHE["before"]
+        if before is None:
+            os.environ.pop("LOGMART_CACHE_DIR", None)
+        else:
+            os.environ["LOGMART_CACHE_DIR"] = before
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Start making the class archive when the run has a Spark test (marker `spark`; a run of
+    unit tests starts no JVM), in the background: the tests without Spark, which run first
+    (pytest_collection_modifyitems), keep one core busy, and the maker takes the other."""
+    from udfs.class_archive import start_in_foreground
+
+    if any(item.get_closest_marker("spark") for item in session.items):
+        _RUN_CACHE["maker"] = start_in_foreground()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """A Spark test starts once the archive is there (before its fixtures: a session or a
+    subprocess started without it would run without the archive)."""
+    if item.get_closest_marker("spark"):
+        wait_for_class_archive()
+
+
+def wait_for_class_archive() -> Path | None:
+    from udfs.class_archive import archive_path, wait_for
+
+    maker = _RUN_CACHE.pop("maker", None)
+    if isinstance(maker, subprocess.Popen):
+        try:
+            _RUN_CACHE["archive"] = wait_for(maker)
+        except subprocess.CalledProcessError as failed:
+            _RUN_CACHE["failed"] = f"the class archive's maker failed:\n{failed.stdout}"
+    if "failed" in _RUN_CACHE:
+        pytest.fail(str(_RUN_CACHE["failed"]))
+    path = archive_path()
+    return path if path is not None and path.is_file() else None
 
 
 def environment_without_settings() -> dict[str, str]:
@@ -100,10 +128,13 @@ def spark(warehouse: Path, spark_launch_dir: Path) -> Iterator[SparkSession]:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Every test that uses the `spark` fixture is a `spark` test (`-m "not spark"` skips it)."""
+    """Every test that uses the `spark` fixture is a `spark` test (`-m "not spark"` skips it).
+    The tests without Spark run first, beside the class archive's maker (each kind keeps the
+    order it was collected in)."""
     for item in items:
         if "spark" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.spark)
+    items.sort(key=lambda item: item.get_closest_marker("spark") is not None)
 
 
 @dataclass(frozen=True)

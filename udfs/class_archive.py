@@ -170,18 +170,45 @@ def _start_maker(environ: Mapping[str, str]) -> bool:
     return True
 
 
+def start_in_foreground() -> subprocess.Popen | None:
+    """The maker started now, in a child process the caller waits for (`wait_for`): for runs
+    that time their sessions (the test suite, the build benchmark), where a maker in the
+    background would run beside them unseen. None when the archive is there, is off, or this
+    java cannot write one. Its output goes to the archive's `.log` file."""
+    path = archive_path()
+    if not enabled() or path is None or path.is_file() or not can_archive():
+        return None
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(_log(path), "wb") as log:
+        return subprocess.Popen(
+            [sys.executable, "-m", "udfs.class_archive", str(path)],
+            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+
+
+def wait_for(maker: subprocess.Popen, timeout: float = 900) -> Path:
+    """The archive `maker` (from `start_in_foreground`) writes, once it has; raises
+    `subprocess.CalledProcessError` with the maker's output when it failed."""
+    path = Path(maker.args[-1])
+    maker.wait(timeout=timeout)
+    if maker.returncode != 0 or not path.is_file():
+        try:
+            output = _log(path).read_text(errors="replace")
+        except OSError:
+            output = ""
+        raise subprocess.CalledProcessError(maker.returncode, maker.args, output[-6000:])
+    return path
+
+
 def make_in_foreground(timeout: float = 900) -> Path | None:
-    """The archive, made now (the maker in a subprocess, waited for) when it is missing: for
-    runs that time their sessions (the test suite, the build benchmark), where a maker in the
-    background would run beside them. None when the archive is off or this java cannot write
-    one; raises `subprocess.CalledProcessError` (with the maker's output) when it fails."""
+    """The archive, made now (the maker in a subprocess, waited for) when it is missing. None
+    when the archive is off or this java cannot write one; raises
+    `subprocess.CalledProcessError` (with the maker's output) when it fails."""
     path = archive_path()
     if not enabled() or path is None or not can_archive():
         return None
-    if not path.is_file():
-        subprocess.run([sys.executable, "-m", "udfs.class_archive", str(path)],
-                       capture_output=True, text=True, timeout=timeout, check=True)  # fmt: skip
-    return path
+    maker = start_in_foreground()
+    return path if maker is None else wait_for(maker, timeout)
 
 
 # What the maker's session runs: the kinds of statement a build sends (metastore, views,
