@@ -23,6 +23,7 @@ from udfs.framing import FrameBatch
 from udfs.logmaster import batch_records, control
 from udfs.logmaster import rows as row_images
 from udfs.soliddb import functions as soliddb_functions
+from udfs.soliddb import readers as soliddb_readers
 from udfs.soliddb import source as soliddb_source
 
 
@@ -224,3 +225,13 @@ def test_a_parquet_export_whose_footer_names_are_not_utf8_is_one_quarantined_rec
     assert rows[0]["decode_error"].startswith(
         "the file could not be read as a parquet SYS_LOG export ('utf-8' codec can't decode"
     )
+
+
+@pytest.mark.parametrize("cell", ["0\x1f", "7\x1c", "\x1e12"])
+def test_soliddb_integer_cells_with_a_control_character_are_an_error_not_a_crash(cell):
+    """readers.parse_integer matched the cell with `\\s*[+-]?\\d+\\s*` (Unicode: \\s takes the
+    separators \\x1c-\\x1f) and then called int(), which does not strip them: its ValueError
+    escaped the reader. Such a cell is not a whole number."""
+    with pytest.raises(DecodeError, match=r"TRXID .* is not a whole number"):
+        soliddb_readers.parse_integer(cell, "TRXID")
+    assert soliddb_readers.parse_integer(" 12\t", "TRXID") == 12

@@ -366,7 +366,8 @@ def parse_integer(value: Any, name: str) -> int | None:
         raise DecodeError(f"{name} {value!r} is not a whole number")
     if isinstance(value, float) and value.is_integer():
         value = int(value)
-    if isinstance(value, str) and re.fullmatch(r"\s*[+-]?\d+\s*", value):
+    # ASCII only: Unicode's \s takes control characters int() does not strip ('0\x1f')
+    if isinstance(value, str) and re.fullmatch(r"\s*[+-]?[0-9]+\s*", value, re.ASCII):
         value = int(value)
     if not isinstance(value, int):
         raise DecodeError(f"{name} {value!r} is not a whole number")
