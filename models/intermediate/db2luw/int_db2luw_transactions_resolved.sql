@@ -24,30 +24,21 @@ events as (
     from {{ ref('stg_db2luw__transaction_events') }}
 ),
 
-captures as (
-    -- every capture holding a record of the transaction
-    select distinct
-        capture,
-        log_stream,
-        tid
-    from records
-    union
-    select distinct
-        capture,
-        log_stream,
-        tid
-    from events
-),
-
 record_spans as (
+    -- one pass over the records: the captures holding a record of the transaction, and its
+    -- span over the records other than its end (commit, abort)
     select
         log_stream,
         tid,
-        min(lsn) as first_lsn,
-        max_by(named_struct('lsn', lsn, 'lfs', lfs), lsn) as last_record,
-        bool_and(singular_transaction) as is_singular
+        collect_set(capture) as captures,
+        min(case when kind not in ('commit', 'abort') then lsn end) as first_lsn,
+        max_by(
+            case when kind not in ('commit', 'abort') then named_struct('lsn', lsn, 'lfs', lfs) end,
+            case when kind not in ('commit', 'abort') then lsn end
+        ) as last_record,
+        bool_and(case when kind not in ('commit', 'abort') then singular_transaction end)
+            as is_singular
     from records
-    where kind not in ('commit', 'abort')
     group by log_stream, tid
 ),
 
@@ -55,6 +46,7 @@ ends as (
     select
         log_stream,
         tid,
+        collect_set(capture) as captures,
         max_by(
             named_struct(
                 'event_kind', event_kind,
@@ -71,44 +63,56 @@ ends as (
     group by log_stream, tid
 ),
 
-resolved as (
+transactions as (
+    -- each transaction of a log stream once, with every capture holding a record or an end
+    -- event of it
     select
         record_spans.first_lsn,
-        ends.end_event.event_kind as end_kind,
-        ends.end_event.lsn as end_lsn,
-        ends.end_event.commit_ts,
-        ends.end_event.authid,
-        ends.end_event.source_file as end_source_file,
-        ends.end_event.raw_offset as end_raw_offset,
-        captures.capture,
-        captures.tid,
+        record_spans.last_record,
+        record_spans.is_singular,
+        ends.end_event,
+        coalesce(record_spans.tid, ends.tid) as tid,
+        array_union(
+            coalesce(record_spans.captures, array()), coalesce(ends.captures, array())
+        ) as captures
+    from record_spans
+    full outer join ends
+        on
+            record_spans.log_stream = ends.log_stream
+            and record_spans.tid = ends.tid
+),
+
+resolved as (
+    select
+        transactions.first_lsn,
+        transactions.end_event.event_kind as end_kind,
+        transactions.end_event.lsn as end_lsn,
+        transactions.end_event.commit_ts,
+        transactions.end_event.authid,
+        transactions.end_event.source_file as end_source_file,
+        transactions.end_event.raw_offset as end_raw_offset,
+        exploded.capture,
+        transactions.tid,
         case
-            when ends.end_event.event_kind = 'commit' then 'committed'
-            when ends.end_event.event_kind = 'abort' then 'aborted'
-            when record_spans.is_singular then 'committed'
+            when transactions.end_event.event_kind = 'commit' then 'committed'
+            when transactions.end_event.event_kind = 'abort' then 'aborted'
+            when transactions.is_singular then 'committed'
             else 'in_flight'
         end as transaction_disposition,
         case
-            when ends.end_event.event_kind = 'commit'
+            when transactions.end_event.event_kind = 'commit'
                 then concat(
-                    lpad(hex(ends.end_event.lfs), 16, '0'),
-                    lpad(hex(ends.end_event.lsn), 16, '0')
+                    lpad(hex(transactions.end_event.lfs), 16, '0'),
+                    lpad(hex(transactions.end_event.lsn), 16, '0')
                 )
-            when ends.end_event.event_kind is null and record_spans.is_singular
+            when transactions.end_event.event_kind is null and transactions.is_singular
                 then concat(
-                    lpad(hex(record_spans.last_record.lfs), 16, '0'),
-                    lpad(hex(record_spans.last_record.lsn), 16, '0')
+                    lpad(hex(transactions.last_record.lfs), 16, '0'),
+                    lpad(hex(transactions.last_record.lsn), 16, '0')
                 )
         end as commit_position
-    from captures
-    left join record_spans
-        on
-            captures.log_stream = record_spans.log_stream
-            and captures.tid = record_spans.tid
-    left join ends
-        on
-            captures.log_stream = ends.log_stream
-            and captures.tid = ends.tid
+    from transactions
+        lateral view explode(transactions.captures) exploded as capture
 )
 
 select * from resolved
