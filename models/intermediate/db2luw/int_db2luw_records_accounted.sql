@@ -16,19 +16,43 @@ functions as (
     select * from {{ ref('db2luw_function_ids') }}
 ),
 
-classified_records as (
+record_kinds as (
+    -- one pass over the records for the outcomes their kind alone gives: a compensation
+    -- record, a row record of a catalog table (not a user row), a record kept only in staging
     select
         records.source_file,
         records.raw_offset,
-        records.catalog_table,
-        records.component,
-        records.record_type_name,
-        functions.outcome
+        filter(
+            array(
+                case when functions.outcome = 'compensation' then 'compensation' end,
+                case
+                    when functions.outcome = 'row_change' and records.catalog_table
+                        then 'not_user_row'
+                end,
+                case
+                    when
+                        functions.outcome = 'log_only'
+                        or records.component = 'lob'
+                        or records.record_type_name = 'unknown'
+                        then 'staging_only'
+                end
+            ),
+            kind -> kind is not null
+        ) as outcomes
     from records
     left join functions
         on
             records.component = functions.component
             and records.function_identifier = functions.function_identifier
+),
+
+classified_records as (
+    select
+        record_kinds.source_file,
+        record_kinds.raw_offset,
+        kind_outcome.outcome
+    from record_kinds
+        lateral view explode(record_kinds.outcomes) kind_outcome as outcome
 ),
 
 output_records as (
@@ -58,15 +82,6 @@ transaction_events as (
     from {{ ref('stg_db2luw__transaction_events') }}
 ),
 
-compensations as (
-    select
-        source_file,
-        raw_offset,
-        'compensation' as outcome
-    from classified_records
-    where outcome = 'compensation'
-),
-
 not_user_rows as (
     select
         source_file,
@@ -74,25 +89,6 @@ not_user_rows as (
         'not_user_row' as outcome
     from {{ ref('int_db2luw_row_images_decoded') }}
     where decode_error is null and not is_user_row
-    union all
-    select
-        source_file,
-        raw_offset,
-        'not_user_row' as outcome
-    from classified_records
-    where outcome = 'row_change' and catalog_table
-),
-
-staging_only as (
-    select
-        source_file,
-        raw_offset,
-        'staging_only' as outcome
-    from classified_records
-    where
-        outcome = 'log_only'
-        or component = 'lob'
-        or record_type_name = 'unknown'
 ),
 
 catalog_rows as (
@@ -138,11 +134,9 @@ accounted as (
     union all
     select * from transaction_events
     union all
-    select * from compensations
+    select * from classified_records
     union all
     select * from not_user_rows
-    union all
-    select * from staging_only
     union all
     select * from catalog_rows
     union all
