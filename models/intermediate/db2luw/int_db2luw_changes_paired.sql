@@ -114,17 +114,24 @@ image_pairs as (
 ),
 
 paired_records as (
+    -- both records of each pair, from one read of the pairs
     select
-        source_file,
-        raw_offset
+        paired.source_file,
+        paired.raw_offset
     from image_pairs
-    where claim = 1
-    union all
-    select
-        carrier_file as source_file,
-        carrier_offset as raw_offset
-    from image_pairs
-    where claim = 1
+        lateral view inline(
+            array(
+                named_struct(
+                    'source_file', image_pairs.source_file,
+                    'raw_offset', image_pairs.raw_offset
+                ),
+                named_struct(
+                    'source_file', image_pairs.carrier_file,
+                    'raw_offset', image_pairs.carrier_offset
+                )
+            )
+        ) paired as source_file, raw_offset
+    where image_pairs.claim = 1
 ),
 
 decomposed_halves as (
@@ -228,14 +235,9 @@ image_elsewhere_updates as (
     where image_pairs.claim = 1
 ),
 
-unpaired_halves as (
-    select
-        {{ change_columns | join(',\n        ') }}
-    from paired_halves
-    where not starts_pair and not ends_pair
-),
-
-decomposed_updates as (
+decomposed_changes as (
+    -- one pass over the decomposed halves: a delete and the insert that follows it are one
+    -- update, placed at the delete; a half without its partner stays a change of its own
     select
         source_system,
         capture,
@@ -252,18 +254,20 @@ decomposed_updates as (
         table_name,  -- noqa: RF04
         key_columns,
         column_types,
-        'update' as operation,  -- noqa: RF04
-        'update' as change_kind,
-        'decomposed_update' as source_change_type,
+        if(starts_pair, 'update', operation) as operation,  -- noqa: RF04
+        if(starts_pair, 'update', change_kind) as change_kind,
+        if(starts_pair, 'decomposed_update', source_change_type) as source_change_type,
         before_image,
-        next_after_image as after_image,
-        concat(decode_warnings, next_decode_warnings) as decode_warnings,
-        concat(raw_records, next_raw_records) as raw_records,
+        if(starts_pair, next_after_image, after_image) as after_image,
+        if(
+            starts_pair, concat(decode_warnings, next_decode_warnings), decode_warnings
+        ) as decode_warnings,
+        if(starts_pair, concat(raw_records, next_raw_records), raw_records) as raw_records,
         before_unavailable,
-        next_after_unavailable as after_unavailable,
+        if(starts_pair, next_after_unavailable, after_unavailable) as after_unavailable,
         generated_by
     from paired_halves
-    where starts_pair
+    where not ends_pair
 ),
 
 truncates as (
@@ -320,9 +324,7 @@ truncates as (
 changes as (
     select * from plain_changes
     union all
-    select * from unpaired_halves
-    union all
-    select * from decomposed_updates
+    select * from decomposed_changes
     union all
     select * from image_elsewhere_updates
     union all
