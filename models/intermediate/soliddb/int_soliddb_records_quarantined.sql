@@ -10,68 +10,6 @@ sys_log as (
     select * from {{ ref('stg_soliddb__sys_log') }}
 ),
 
-undecoded_rows as (
-    select
-        source_file,
-        raw_offset,
-        case when repeats_record is null then 'decode' else 'repeat' end as stage,
-        coalesce(
-            decode_error,
-            concat(
-                'repeats ', repeats_record, ' (LOGADDR ', logaddr_hex,
-                '): the capture holds the same SYS_LOG row twice (polls whose ranges overlap ',
-                'or an export copied twice); the first copy is used'
-            )
-        ) as reason
-    from sys_log
-    where not is_decoded
-),
-
-unknown_records as (
-    select
-        source_file,
-        raw_offset,
-        'record_kind' as stage,
-        case
-            when recid is null
-                then concat(
-                    'RECID is missing but FLAGS is ', flags,
-                    ', not 0: the row is neither a record nor a NOP'
-                )
-            else concat(
-                'RECID ', recid, ' is not a SYS_LOG record id logmart knows ',
-                '(see seeds/soliddb_recids.csv)'
-            )
-        end as reason
-    from sys_log
-    where is_decoded and record_kind = 'unknown'
-),
-
-unplaced_records as (
-    select
-        source_file,
-        raw_offset,
-        case when has_logaddr then 'transaction' else 'log_position' end as stage,
-        case
-            when not has_logaddr
-                then concat(
-                    recname, ' has no LOGADDR: it cannot be placed in log order'
-                )
-            else concat(
-                recname, ' at LOGADDR ', logaddr_hex,
-                ' has no TRXID: it cannot be placed in a transaction'
-            )
-        end as reason
-    from sys_log
-    where
-        is_decoded
-        and record_kind not in ('nop', 'empty', 'unknown')
-        and (
-            not has_logaddr
-            or (trxid is null and record_kind not in ('ddl', 'sql'))
-        )
-),
-
 statement_failures as (
     select
         statements.source_file,
@@ -105,34 +43,120 @@ change_failures as (
     where changes.decode_error is not null
 ),
 
-sys_log_failures as (
-    select * from undecoded_rows
-    union all
-    select * from unknown_records
-    union all
-    select * from unplaced_records
-    union all
+later_failures as (
     select * from statement_failures
     union all
     select * from change_failures
 ),
 
-sys_log_quarantined as (
+row_failures as (
+    -- one pass over the rows: those that did not decode (or repeat another), of an unknown
+    -- RECID, that cannot be placed, and those a later stage rejected (statement, row image)
     select
         sys_log.source_system,
         sys_log.capture,
-        sys_log_failures.source_file,
-        sys_log_failures.raw_offset,
+        sys_log.source_file,
+        sys_log.raw_offset,
         sys_log.record_length,
         sys_log.record_bytes,
         coalesce(sys_log.recname, 'SYS_LOG row') as record_type,
-        sys_log_failures.stage,
-        sys_log_failures.reason
-    from sys_log_failures
-    inner join sys_log
+        filter(
+            array(
+                case
+                    when not sys_log.is_decoded
+                        then named_struct(
+                            'stage',
+                            if(sys_log.repeats_record is null, 'decode', 'repeat'),
+                            'reason',
+                            coalesce(
+                                sys_log.decode_error,
+                                concat(
+                                    'repeats ', sys_log.repeats_record,
+                                    ' (LOGADDR ', sys_log.logaddr_hex,
+                                    '): the capture holds the same SYS_LOG row twice ',
+                                    '(polls whose ranges overlap or an export copied ',
+                                    'twice); the first copy is used'
+                                )
+                            )
+                        )
+                end,
+                case
+                    when sys_log.is_decoded and sys_log.record_kind = 'unknown'
+                        then named_struct(
+                            'stage', 'record_kind',
+                            'reason',
+                            case
+                                when sys_log.recid is null
+                                    then concat(
+                                        'RECID is missing but FLAGS is ', sys_log.flags,
+                                        ', not 0: the row is neither a record nor a NOP'
+                                    )
+                                else concat(
+                                    'RECID ', sys_log.recid,
+                                    ' is not a SYS_LOG record id logmart knows ',
+                                    '(see seeds/soliddb_recids.csv)'
+                                )
+                            end
+                        )
+                end,
+                case
+                    when
+                        sys_log.is_decoded
+                        and sys_log.record_kind not in ('nop', 'empty', 'unknown')
+                        and (
+                            not sys_log.has_logaddr
+                            or (
+                                sys_log.trxid is null
+                                and sys_log.record_kind not in ('ddl', 'sql')
+                            )
+                        )
+                        then named_struct(
+                            'stage',
+                            if(sys_log.has_logaddr, 'transaction', 'log_position'),
+                            'reason',
+                            if(
+                                not sys_log.has_logaddr,
+                                concat(
+                                    sys_log.recname,
+                                    ' has no LOGADDR: it cannot be placed in log order'
+                                ),
+                                concat(
+                                    sys_log.recname, ' at LOGADDR ', sys_log.logaddr_hex,
+                                    ' has no TRXID: it cannot be placed in a transaction'
+                                )
+                            )
+                        )
+                end,
+                case
+                    when later_failures.source_file is not null
+                        then named_struct(
+                            'stage', later_failures.stage,
+                            'reason', later_failures.reason
+                        )
+                end
+            ),
+            failure -> failure is not null
+        ) as failures
+    from sys_log
+    left join later_failures
         on
-            sys_log_failures.source_file = sys_log.source_file
-            and sys_log_failures.raw_offset = sys_log.raw_offset
+            sys_log.source_file = later_failures.source_file
+            and sys_log.raw_offset = later_failures.raw_offset
+),
+
+sys_log_quarantined as (
+    select
+        row_failures.source_system,
+        row_failures.capture,
+        row_failures.source_file,
+        row_failures.raw_offset,
+        row_failures.record_length,
+        row_failures.record_bytes,
+        row_failures.record_type,
+        exploded.failure.stage,
+        exploded.failure.reason
+    from row_failures
+        lateral view explode(row_failures.failures) exploded as failure
 ),
 
 catalog_table_failures as (
