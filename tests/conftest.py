@@ -74,19 +74,18 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         wait_for_class_archive()
 
 
-def wait_for_class_archive() -> Path | None:
-    from udfs.class_archive import archive_path, wait_for
+def wait_for_class_archive() -> None:
+    """Wait for the maker the first time; fail every Spark test of the run when it failed."""
+    from udfs.class_archive import wait_for
 
     maker = _RUN_CACHE.pop("maker", None)
     if isinstance(maker, subprocess.Popen):
         try:
-            _RUN_CACHE["archive"] = wait_for(maker)
+            wait_for(maker)
         except subprocess.CalledProcessError as failed:
             _RUN_CACHE["failed"] = f"the class archive's maker failed:\n{failed.stdout}"
     if "failed" in _RUN_CACHE:
         pytest.fail(str(_RUN_CACHE["failed"]))
-    path = archive_path()
-    return path if path is not None and path.is_file() else None
 
 
 def environment_without_settings() -> dict[str, str]:

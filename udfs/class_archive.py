@@ -28,6 +28,7 @@ import tempfile
 import time
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from udfs.cache import cache_dir
 
@@ -161,13 +162,18 @@ def _start_maker(environ: Mapping[str, str]) -> bool:
     path.parent.mkdir(parents=True, exist_ok=True)
     if not _take_lock(_lock(path)):
         return False
-    with open(_log(path), "wb") as log:
-        subprocess.Popen(
-            [sys.executable, "-m", "udfs.class_archive", str(path)],
-            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-            start_new_session=True, env=dict(environ),
-        )  # fmt: skip
+    _spawn_maker(path, start_new_session=True, env=dict(environ))
     return True
+
+
+def _spawn_maker(path: Path, **popen_options: Any) -> subprocess.Popen:
+    """`python -m udfs.class_archive PATH`, its output in the archive's `.log` file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(_log(path), "wb") as log:
+        return subprocess.Popen(
+            [sys.executable, "-m", "udfs.class_archive", str(path)],
+            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, **popen_options,
+        )  # fmt: skip
 
 
 def start_in_foreground() -> subprocess.Popen | None:
@@ -178,12 +184,7 @@ def start_in_foreground() -> subprocess.Popen | None:
     path = archive_path()
     if not enabled() or path is None or path.is_file() or not can_archive():
         return None
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(_log(path), "wb") as log:
-        return subprocess.Popen(
-            [sys.executable, "-m", "udfs.class_archive", str(path)],
-            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-        )  # fmt: skip
+    return _spawn_maker(path)
 
 
 def wait_for(maker: subprocess.Popen, timeout: float = 900) -> Path:
