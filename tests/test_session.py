@@ -14,6 +14,7 @@ from pyspark.sql import SparkSession
 
 from udfs.errors import LogmartError
 from udfs.session import (
+    CODEGEN_CACHE_ENTRIES,
     SMALL_WORKLOAD_BYTES,
     driver_memory,
     get_spark,
@@ -169,6 +170,26 @@ def test_session_has_hive_and_lives_in_the_warehouse(
     assert (warehouse / "derby.log").is_file()
     assert list(spark_launch_dir.iterdir()) == []  # no spark-warehouse/metastore_db/derby.log
     spark.sql("drop database session_check cascade")
+
+
+@pytest.mark.spark
+def test_compiled_expressions_outlast_spark_s_default_hundred(spark: SparkSession) -> None:
+    """A build compiles ~1,300 distinct classes; kept, the next build in the process compiles
+    almost none again (udfs.session.CODEGEN_CACHE_ENTRIES). With Spark's default of 100 the
+    second round below would compile every query again."""
+    assert spark.conf.get("spark.sql.codegen.cache.maxEntries") == str(CODEGEN_CACHE_ENTRIES)
+    compiles = spark.sparkContext._jvm.org.apache.spark.metrics.source.CodegenMetrics
+    queries = [f"select id * {n} + {n} as v from range(2)" for n in range(7001, 7121)]
+
+    def compile_all() -> int:
+        # the physical plan's RDD: whole-stage code is compiled on the driver, no job runs
+        before = compiles.METRIC_COMPILATION_TIME().getCount()
+        for sql in queries:
+            spark.sql(sql)._jdf.queryExecution().executedPlan().execute()
+        return compiles.METRIC_COMPILATION_TIME().getCount() - before
+
+    assert compile_all() >= len(queries)
+    assert compile_all() == 0
 
 
 @pytest.mark.spark

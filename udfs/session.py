@@ -227,6 +227,16 @@ SMALL_PROFILE_CONF = {
 }
 
 
+# Spark keeps the classes it compiles for expressions (Janino) in a cache keyed by their
+# source, 100 by default. A build of the demo compiles about 1,300 distinct ones, so the cache
+# turned over within a build and nothing survived to the next build in the same process (the
+# test suite's sessions, the incremental and snapshot scenarios): 1,612 compiles in a second
+# build of the same folder. With room for a few builds' worth, a build compiles a fifth less
+# and a second build in the same JVM about 1 % of the first's (docs/performance.md,
+# "Compiled expressions kept"); the entries cost tens of MB of the driver's heap.
+CODEGEN_CACHE_ENTRIES = 4096
+
+
 def _bytes_under(folder: Path, limit: int) -> int:
     """Bytes of the files under `folder`, counted until they pass `limit`."""
     total = 0
@@ -286,6 +296,7 @@ def session_conf(
         "spark.driver.extraJavaOptions": java_options,
         "spark.ui.showConsoleProgress": "false",
         "spark.sql.session.timeZone": "UTC",
+        "spark.sql.codegen.cache.maxEntries": str(CODEGEN_CACHE_ENTRIES),
     }
     if is_local_master(master):
         conf["spark.driver.memory"] = driver_memory()
