@@ -16,6 +16,7 @@ from udfs.errors import LogmartError
 from udfs.session import (
     CODEGEN_CACHE_ENTRIES,
     SMALL_WORKLOAD_BYTES,
+    dbt_run_settings,
     driver_memory,
     get_spark,
     java_shim,
@@ -196,6 +197,8 @@ def test_compiled_expressions_outlast_spark_s_default_hundred(spark: SparkSessio
 def test_the_test_session_asks_for_the_large_profile(spark: SparkSession) -> None:
     """The suite's session lives for the whole run: C2 pays there (tests/conftest.py)."""
     assert spark.conf.get("spark.sql.codegen.wholeStage") == "true"
+    with dbt_run_settings(spark):  # dbt's run compiles its expressions here
+        assert spark.conf.get("spark.sql.codegen.factoryMode") == "FALLBACK"
     runtime = spark.sparkContext._jvm.java.lang.management.ManagementFactory.getRuntimeMXBean()
     assert not any("TieredStopAtLevel" in arg for arg in runtime.getInputArguments())
 
@@ -203,18 +206,34 @@ def test_the_test_session_asks_for_the_large_profile(spark: SparkSession) -> Non
 @pytest.mark.spark
 def test_a_small_session_runs_c1_only_and_generates_no_whole_stage_code(tmp_path: Path) -> None:
     """A session on a small warehouse (its own JVM: the suite's is the large one) has the
-    small profile, and Spark's catalog API works in it."""
+    small profile; dbt's run in it interprets expressions, compiling none, and Spark's catalog
+    API (which needs compiled code) works again after it."""
     script = """
 import json, sys
 from pathlib import Path
-from udfs.session import spark_session
+from udfs.session import dbt_run_settings, spark_session
 with spark_session(Path(sys.argv[1])) as spark:
     jvm = spark.sparkContext._jvm
     args = list(jvm.java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments())
     spark.sql("create database if not exists small_check")
     spark.sql("create table small_check.t (a int) using parquet")
+    spark.sql("insert into small_check.t values (1), (2)")
+    compiles = jvm.org.apache.spark.metrics.source.CodegenMetrics.METRIC_COMPILATION_TIME()
+
+    def compiled(factor):
+        before = compiles.getCount()
+        sql = f"select sum(a * {factor} + 3) as v from small_check.t where a > 1"
+        value = spark.sql(sql).collect()[0].v
+        return value, compiles.getCount() - before
+
+    outside = compiled(7002)
+    with dbt_run_settings(spark):
+        mode = spark.conf.get("spark.sql.codegen.factoryMode")
+        inside = compiled(7001)
     tables = [t.name for t in spark.catalog.listTables("small_check")]
-    print(json.dumps({"args": args, "tables": tables,
+    print(json.dumps({"args": args, "tables": tables, "mode": mode, "outside": outside,
+                      "inside": inside,
+                      "mode_after": spark.conf.get("spark.sql.codegen.factoryMode"),
                       "whole_stage": spark.conf.get("spark.sql.codegen.wholeStage")}))
 """
     env = {k: v for k, v in os.environ.items() if k != "LOGMART_SESSION_PROFILE"}
@@ -226,6 +245,11 @@ with spark_session(Path(sys.argv[1])) as spark:
     seen = json.loads(done.stdout.strip().splitlines()[-1])
     assert "-XX:TieredStopAtLevel=1" in seen["args"]
     assert seen["whole_stage"] == "false"
+    assert seen["mode"] == "NO_CODEGEN"
+    # the same answers; Spark compiles at most one class that does not honour the mode
+    assert (seen["outside"][0], seen["inside"][0]) == (14007, 14005)
+    assert seen["inside"][1] <= 1 < seen["outside"][1], seen
+    assert seen["mode_after"] == "FALLBACK"
     assert seen["tables"] == ["t"]
 
 

@@ -22,6 +22,7 @@ from pyspark.sql import SparkSession
 
 from udfs.cache import cache_dir
 from udfs.errors import LogmartError
+from udfs.session import dbt_run_settings
 
 
 def project_dir() -> Path:
@@ -240,7 +241,8 @@ def run_dbt(
     full_args = dbt_args(args, warehouse, project, target)
     target_path, cache = _target_path(full_args), parse_cache(project)
     seed_parse(target_path, cache)
-    result = dbtRunner(callbacks=callbacks).invoke(full_args)
+    with dbt_run_settings(spark):
+        result = dbtRunner(callbacks=callbacks).invoke(full_args)
     keep_parse(target_path, cache)
     _raise_usage_error(result.exception)
     return bool(result.success)

@@ -225,6 +225,14 @@ SMALL_PROFILE_JAVA_OPTIONS = ("-XX:TieredStopAtLevel=1", "-XX:ReservedCodeCacheS
 SMALL_PROFILE_CONF = {
     "spark.sql.codegen.wholeStage": "false",
 }
+# The session's profile, readable from the session (spark.conf), for the settings below.
+PROFILE_CONF = "spark.logmart.profile"
+# What dbt's run changes in a small session: expressions interpreted instead of compiled. A
+# demo build still compiled ~1,300 classes with Janino (about 12 s of CPU) for queries over a
+# few thousand rows; interpreted, it built in 0.92 of the time (docs/performance.md). Not for
+# the whole session: Spark's catalog API decodes its rows with compiled code only
+# (`spark.catalog.listTables` fails with EXPRESSION_DECODING_FAILED), and dbt runs SQL only.
+SMALL_PROFILE_DBT_CONF = {"spark.sql.codegen.factoryMode": "NO_CODEGEN"}
 
 
 # Spark keeps the classes it compiles for expressions (Janino) in a cache keyed by their
@@ -235,6 +243,24 @@ SMALL_PROFILE_CONF = {
 # and a second build in the same JVM about 1 % of the first's (docs/performance.md,
 # "Compiled expressions kept"); the entries cost tens of MB of the driver's heap.
 CODEGEN_CACHE_ENTRIES = 4096
+
+
+@contextlib.contextmanager
+def dbt_run_settings(spark: SparkSession) -> Iterator[None]:
+    """The session's settings for a dbt run (SMALL_PROFILE_DBT_CONF in a small session), put
+    back as they were afterwards."""
+    changes = SMALL_PROFILE_DBT_CONF if spark.conf.get(PROFILE_CONF, "") == "small" else {}
+    before = {key: spark.conf.get(key, None) for key in changes}
+    for key, value in changes.items():
+        spark.conf.set(key, value)
+    try:
+        yield
+    finally:
+        for key, value in before.items():
+            if value is None:
+                spark.conf.unset(key)
+            else:
+                spark.conf.set(key, value)
 
 
 def _bytes_under(folder: Path, limit: int) -> int:
@@ -301,6 +327,7 @@ def session_conf(
     if is_local_master(master):
         conf["spark.driver.memory"] = driver_memory()
         conf["spark.sql.shuffle.partitions"] = str(local_shuffle_partitions(master))
+    conf[PROFILE_CONF] = "small" if small else "large"
     if small:
         conf.update(SMALL_PROFILE_CONF)
     if _master_host(master) in LOOPBACK_HOSTS:
