@@ -229,7 +229,8 @@ SMALL_PROFILE_CONF = {
 PROFILE_CONF = "spark.logmart.profile"
 # What dbt's run changes in a small session: expressions interpreted instead of compiled. A
 # demo build still compiled ~1,300 classes with Janino (about 12 s of CPU) for queries over a
-# few thousand rows; interpreted, it built in 0.92 of the time (docs/performance.md). Not for
+# few thousand rows; interpreted, it built in 0.92 of the time in one process, 0.83 whole
+# process (docs/performance.md, "2026-11-26, evening: compiled expressions"). Not for
 # the whole session: Spark's catalog API decodes its rows with compiled code only
 # (`spark.catalog.listTables` fails with EXPRESSION_DECODING_FAILED), and dbt runs SQL only.
 SMALL_PROFILE_DBT_CONF = {"spark.sql.codegen.factoryMode": "NO_CODEGEN"}
@@ -241,7 +242,7 @@ SMALL_PROFILE_DBT_CONF = {"spark.sql.codegen.factoryMode": "NO_CODEGEN"}
 # test suite's sessions, the incremental and snapshot scenarios): 1,612 compiles in a second
 # build of the same folder. With room for a few builds' worth, a build compiles a fifth less
 # and a second build in the same JVM about 1 % of the first's (docs/performance.md,
-# "Compiled expressions kept"); the entries cost tens of MB of the driver's heap.
+# "2026-11-26, evening: compiled expressions"); the driver's heap did not grow to speak of.
 CODEGEN_CACHE_ENTRIES = 4096
 
 
