@@ -206,8 +206,8 @@ def test_the_test_session_asks_for_the_large_profile(spark: SparkSession) -> Non
 @pytest.mark.spark
 def test_a_small_session_runs_c1_only_and_generates_no_whole_stage_code(tmp_path: Path) -> None:
     """A session on a small warehouse (its own JVM: the suite's is the large one) has the
-    small profile; dbt's run in it interprets expressions, compiling none, and Spark's catalog
-    API (which needs compiled code) works again after it."""
+    small profile; dbt's run in it interprets expressions (at most one class compiled), and
+    Spark's catalog API (which needs compiled code) works again after it."""
     script = """
 import json, sys
 from pathlib import Path

@@ -167,8 +167,8 @@ def _start_maker(environ: Mapping[str, str]) -> bool:
 
 
 def _spawn_maker(path: Path, **popen_options: Any) -> subprocess.Popen:
-    """`python -m udfs.class_archive PATH`, its output in the archive's `.log` file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """`python -m udfs.class_archive PATH`, its output in the archive's `.log` file (the
+    folder made by the caller)."""
     with open(_log(path), "wb") as log:
         return subprocess.Popen(
             [sys.executable, "-m", "udfs.class_archive", str(path)],
@@ -184,6 +184,7 @@ def start_in_foreground() -> subprocess.Popen | None:
     path = archive_path()
     if not enabled() or path is None or path.is_file() or not can_archive():
         return None
+    path.parent.mkdir(parents=True, exist_ok=True)
     return _spawn_maker(path)
 
 
