@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import shutil
 from pathlib import Path
 from types import SimpleNamespace
@@ -12,6 +13,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 from udfs.dbt_runner import (
+    PARSES_KEPT,
     PARTIAL_PARSE,
     _Progress,
     dbt_args,
@@ -184,10 +186,29 @@ def test_the_parse_cache_is_one_file_per_project_under_the_chosen_folder(tmp_pat
     assert parse_cache(P, {}).name.startswith(PARTIAL_PARSE)
 
 
-def test_a_new_target_is_seeded_from_the_cache_and_an_existing_one_left_alone(
+def test_the_parse_cache_has_a_file_per_vars_profile_and_target() -> None:
+    """What dbt compares before it reuses a parse, besides the files: another value of any of
+    them is another cached parse; the same values, however spelled, the same one."""
+    build = ["build", "--select", "x", "--vars", '{"a": 1}', "--target", "local"]
+    assert parse_cache(P, {}, build) == parse_cache(
+        P, {}, ["build", '--vars={"a": 1}', "-t", "local"]
+    )  # --select does not count; --vars=, -t are the same options
+    others = [
+        ["build", "--vars", '{"a": 2}', "--target", "local"],
+        ["build", "--vars", '{"a": 1}', "--target", "cluster"],
+        ["build", "--vars", '{"a": 1}', "--target", "local", "--profile", "other"],
+        ["build", "--target", "local"],
+    ]
+    paths = {parse_cache(P, {}, args) for args in [build, *others]}
+    assert len(paths) == 5
+    assert all(p.parent == parse_cache(P, {}).parent for p in paths)
+    assert all(p.name.startswith(parse_cache(P, {}).name.rsplit(".", 1)[0]) for p in paths)
+
+
+def test_a_target_is_seeded_from_the_cache_unless_it_holds_the_same_parse(
     tmp_path: Path,
 ) -> None:
-    cache, target = tmp_path / "cache" / "pp", tmp_path / "wh" / "target"
+    cache, target = tmp_path / "cache" / "pp.k.v", tmp_path / "wh" / "target"
     assert not seed_parse(target, cache)  # nothing cached yet: dbt parses in full
     assert not keep_parse(target, cache)  # nothing made yet
     target.mkdir(parents=True)
@@ -198,24 +219,61 @@ def test_a_new_target_is_seeded_from_the_cache_and_an_existing_one_left_alone(
 
     other = tmp_path / "other" / "target"
     assert seed_parse(other, cache) and (other / PARTIAL_PARSE).read_bytes() == b"parsed once"
-    (other / PARTIAL_PARSE).write_bytes(b"its own")
-    assert not seed_parse(other, cache)  # a warehouse's own parse is never overwritten
-    assert (other / PARTIAL_PARSE).read_bytes() == b"its own"
-    assert keep_parse(other, cache) and cache.read_bytes() == b"its own"  # newest wins
+    assert not seed_parse(other, cache)  # the same parse already: not copied again
+    # A parse the warehouse made with other vars is replaced by the one cached for these.
+    (other / PARTIAL_PARSE).write_bytes(b"made with other vars")
+    assert seed_parse(other, cache) and (other / PARTIAL_PARSE).read_bytes() == b"parsed once"
+    assert sorted(p.name for p in other.iterdir()) == [PARTIAL_PARSE]  # no temporary file
+    (other / PARTIAL_PARSE).write_bytes(b"parsed again")
+    assert keep_parse(other, cache) and cache.read_bytes() == b"parsed again"  # newest wins
+
+
+def test_the_cache_keeps_the_newest_parses_of_a_project(tmp_path: Path) -> None:
+    """Each set of vars a project was run with leaves a parse; the oldest go beyond
+    PARSES_KEPT, and another project's parses are not touched."""
+    folder = tmp_path / "cache"
+    env = {"LOGMART_CACHE_DIR": str(folder)}
+    target = tmp_path / "wh"
+    target.mkdir()
+    stranger = parse_cache(Path("/q"), env)
+    folder.mkdir()
+    stranger.write_bytes(b"another project's")
+    (folder / parse_cache(P, env).name.rsplit(".", 1)[0]).write_bytes(b"the old single file")
+    made = []
+    for n in range(PARSES_KEPT + 3):
+        cache = parse_cache(P, env, ["build", "--vars", json.dumps({"n": n})])
+        (target / PARTIAL_PARSE).write_bytes(f"parse {n}".encode())
+        assert keep_parse(target, cache)
+        os.utime(cache, (1_000_000 + n, 1_000_000 + n))  # mtimes apart, whatever the clock
+        made.append(cache)
+    kept = sorted(p for p in folder.iterdir() if p != stranger)
+    assert kept == sorted(made[-PARSES_KEPT:])
+    assert stranger.read_bytes() == b"another project's"
 
 
 @pytest.mark.spark
 def test_a_new_warehouse_starts_from_the_last_parse(
     spark: SparkSession, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """dbt takes the seeded file as its own: the second warehouse skips parsing."""
+    """dbt takes the seeded file as its own: the second warehouse skips parsing, and so does
+    a warehouse last run with other vars once it runs with the first vars again."""
     monkeypatch.delenv("LOGMART_PROJECT_DIR", raising=False)
     monkeypatch.setenv("LOGMART_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("LOGMART_WAREHOUSE", str(tmp_path))  # run_dbt sets it; restored after
-    first, second = tmp_path / "first", tmp_path / "second"
+    first, second, other = tmp_path / "first", tmp_path / "second", tmp_path / "other"
+    one_source = ["--vars", json.dumps({"logmart_sources": ["logmaster"]})]
+
+    def log_of(warehouse: Path) -> str:
+        return (warehouse / "dbt" / "logs" / "dbt.log").read_text()
+
     assert run_dbt(spark, ["parse"], first)
-    assert parse_cache(REPO).is_file()
-    assert run_dbt(spark, ["parse"], second)
-    log = (second / "dbt" / "logs" / "dbt.log").read_text()
-    assert "Partial parsing enabled, no changes found, skipping parsing" in log
-    assert "Unable to do partial parsing" not in log
+    assert len(list((tmp_path / "cache").glob(f"{PARTIAL_PARSE}.*"))) == 1
+    assert run_dbt(spark, ["parse", *one_source], other)  # other vars: parsed in full
+    assert "Unable to do partial parsing" in log_of(other)
+    assert len(list((tmp_path / "cache").glob(f"{PARTIAL_PARSE}.*"))) == 2
+    for warehouse in (second, other):  # a new warehouse; one whose own parse has other vars
+        shutil.rmtree(warehouse / "dbt" / "logs", ignore_errors=True)
+        assert run_dbt(spark, ["parse"], warehouse)
+        log = log_of(warehouse)
+        assert "Partial parsing enabled, no changes found, skipping parsing" in log
+        assert "Unable to do partial parsing" not in log

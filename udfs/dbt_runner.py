@@ -157,59 +157,100 @@ class _Progress:
 
 
 # dbt parses the project (~4 s) into <target-path>/partial_parse.msgpack and reuses it while
-# the project files, dbt version, vars and profile are unchanged. A new warehouse has no such
-# file, so logmart keeps the newest one per project folder in a cache and seeds a new
-# warehouse's target folder with it; dbt checks it itself and parses in full when it is stale.
+# the project files, dbt version, vars, profile and target are unchanged. A new warehouse has no
+# such file, and builds differ in their vars (the sources that have files, the capture settings),
+# so logmart keeps the newest parse per project folder *and* per vars, profile and target in a
+# cache and seeds a warehouse's target folder with the one that fits; dbt checks it itself and
+# parses again what is stale.
 PARTIAL_PARSE = "partial_parse.msgpack"
+PARSES_KEPT = 8  # per project folder; each is about 3 MB
 
 
-def parse_cache(project: Path, environ: dict | None = None) -> Path:
-    """Where the partial-parse file of `project` is cached: in logmart's cache folder
-    (`udfs.cache.cache_dir`: `LOGMART_CACHE_DIR`, else `$XDG_CACHE_HOME/logmart`, else
-    `~/.cache/logmart`), one file per project folder."""
+def _option_value(args: Sequence[str], *names: str) -> str:
+    """The value of the last of `names` (e.g. --vars) in `args`, '' when none is given."""
+    value = ""
+    for i, arg in enumerate(args):
+        for name in names:
+            if arg == name and i + 1 < len(args):
+                value = args[i + 1]
+            elif name.startswith("--") and arg.startswith(name + "="):
+                value = arg.split("=", 1)[1]
+    return value
+
+
+def parse_cache(project: Path, environ: dict | None = None, args: Sequence[str] = ()) -> Path:
+    """Where the partial-parse file of `project` run with `args` is cached: in logmart's cache
+    folder (`udfs.cache.cache_dir`: `LOGMART_CACHE_DIR`, else `$XDG_CACHE_HOME/logmart`, else
+    `~/.cache/logmart`), one file per project folder and per the --vars, --profile and
+    --target in `args` (what dbt's own check of a parse compares, besides the files)."""
     key = hashlib.sha256(str(project.resolve()).encode()).hexdigest()[:16]
-    return cache_dir(environ) / f"{PARTIAL_PARSE}.{key}"
+    given = "\0".join(
+        _option_value(args, *names) for names in (("--vars",), ("--profile",), ("--target", "-t"))
+    )
+    variant = hashlib.sha256(given.encode()).hexdigest()[:16]
+    return cache_dir(environ) / f"{PARTIAL_PARSE}.{key}.{variant}"
 
 
 def _target_path(args: Sequence[str]) -> Path | None:
-    for i, arg in enumerate(args):
-        if arg == "--target-path" and i + 1 < len(args):
-            return Path(args[i + 1])
-        if arg.startswith("--target-path="):
-            return Path(arg.split("=", 1)[1])
-    return None
+    value = _option_value(args, "--target-path")
+    return Path(value) if value else None
 
 
 def seed_parse(target: Path | None, cache: Path) -> bool:
-    """Copy the cached partial-parse file into a target folder that has none; True if copied.
-    A cache that cannot be read costs a full parse, never a failed build."""
-    if target is None or (target / PARTIAL_PARSE).exists() or not cache.is_file():
+    """Copy the cached partial-parse file into a target folder whose own differs (made with
+    other vars, or none yet); True if copied. A cache that cannot be read costs a full parse,
+    never a failed build."""
+    if target is None or not cache.is_file():
         return False
+    made = target / PARTIAL_PARSE
     try:
+        if made.is_file() and _same_bytes(made, cache):
+            return False
         target.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(cache, target / PARTIAL_PARSE)
+        partial = made.with_name(f"{PARTIAL_PARSE}.{os.getpid()}.tmp")
+        shutil.copyfile(cache, partial)
+        os.replace(partial, made)
     except OSError:
         return False
     return True
+
+
+def _same_bytes(one: Path, other: Path) -> bool:
+    return one.stat().st_size == other.stat().st_size and one.read_bytes() == other.read_bytes()
 
 
 def keep_parse(target: Path | None, cache: Path) -> bool:
     """Store the target folder's partial-parse file in the cache when it differs; True if
-    stored. Written to a temporary name and renamed, so a concurrent reader never sees half."""
+    stored. Written to a temporary name and renamed, so a concurrent reader never sees half.
+    The project's parses beyond the PARSES_KEPT newest are removed."""
     made = target / PARTIAL_PARSE if target is not None else None
     if made is None or not made.is_file():
         return False
     try:
-        if cache.is_file() and cache.stat().st_size == made.stat().st_size:
-            if cache.read_bytes() == made.read_bytes():
-                return False
+        if cache.is_file() and _same_bytes(cache, made):
+            os.utime(cache)  # used: the newest, the last to be pruned
+            return False
         cache.parent.mkdir(parents=True, exist_ok=True)
         partial = cache.with_name(f"{cache.name}.{os.getpid()}.tmp")
         shutil.copyfile(made, partial)
         os.replace(partial, cache)
+        _prune(cache)
     except OSError:
         return False
     return True
+
+
+def _prune(cache: Path) -> None:
+    """Remove the oldest parses of `cache`'s project folder beyond PARSES_KEPT."""
+    project_key = cache.name.rsplit(".", 1)[0]
+    kept = sorted(
+        (p for p in cache.parent.glob(f"{project_key}.*") if not p.name.endswith(".tmp")),
+        key=lambda p: p.stat().st_mtime,
+        reverse=True,
+    )
+    for old in kept[PARSES_KEPT:]:
+        old.unlink(missing_ok=True)
+    (cache.parent / project_key).unlink(missing_ok=True)  # the one file per project of before
 
 
 def run_dbt(
@@ -239,7 +280,7 @@ def run_dbt(
         args = [*args, "--quiet"] if "--quiet" not in args and "-q" not in args else list(args)
         callbacks.append(_Progress(sys.stderr))
     full_args = dbt_args(args, warehouse, project, target)
-    target_path, cache = _target_path(full_args), parse_cache(project)
+    target_path, cache = _target_path(full_args), parse_cache(project, args=full_args)
     seed_parse(target_path, cache)
     with dbt_run_settings(spark):
         result = dbtRunner(callbacks=callbacks).invoke(full_args)
