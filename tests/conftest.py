@@ -117,12 +117,9 @@ def spark(warehouse: Path, spark_launch_dir: Path) -> Iterator[SparkSession]:
     before = Path.cwd()
     os.chdir(spark_launch_dir)  # the JVM's cwd is fixed when it starts
     try:
-        # little data, but a JVM that lives for the whole run: the small profile's SQL
-        # settings, and C2 (C1 only made the suite's in-process tests slower; the large
-        # profile's code generation made its shared build slower: docs/performance.md)
-        with spark_session(
-            warehouse, app_name="logmart-tests", profile="small", long_lived=True
-        ) as session:
+        # the large profile: this session lives for the whole run, where C2 pays (a small
+        # one made the suite's in-process tests slower: docs/performance.md)
+        with spark_session(warehouse, app_name="logmart-tests", profile="large") as session:
             os.chdir(before)
             yield session
     finally:

@@ -15,7 +15,6 @@ from pyspark.sql import SparkSession
 from udfs.errors import LogmartError
 from udfs.session import (
     CODEGEN_CACHE_ENTRIES,
-    PROFILE_CONF,
     SMALL_WORKLOAD_BYTES,
     dbt_run_settings,
     driver_memory,
@@ -90,13 +89,6 @@ def test_a_small_local_session_compiles_less_and_a_large_or_cluster_one_does_not
     assert "-XX:TieredStopAtLevel=1" in small["spark.driver.extraJavaOptions"]
     assert "-XX:ReservedCodeCacheSize=240m" in small["spark.driver.extraJavaOptions"]
     assert small["spark.sql.codegen.wholeStage"] == "false"
-    assert small[PROFILE_CONF] == "small"
-    # a small session that lives long keeps C2 and compiles less SQL all the same
-    long_lived = session_conf(tmp_path, "local[2]", profile="small", long_lived=True)
-    assert "TieredStopAtLevel" not in long_lived["spark.driver.extraJavaOptions"]
-    assert "ReservedCodeCacheSize" not in long_lived["spark.driver.extraJavaOptions"]
-    assert long_lived["spark.sql.codegen.wholeStage"] == "false"
-    assert long_lived[PROFILE_CONF] == "small"
     for conf in (
         session_conf(tmp_path, "local[2]", profile="large"),
         session_conf(tmp_path, "spark://127.0.0.1:7077", profile="small"),  # executors elsewhere
@@ -197,23 +189,16 @@ def test_compiled_expressions_outlast_spark_s_default_hundred(spark: SparkSessio
             spark.sql(sql)._jdf.queryExecution().executedPlan().execute()
         return compiles.METRIC_COMPILATION_TIME().getCount() - before
 
-    whole_stage = spark.conf.get("spark.sql.codegen.wholeStage")
-    spark.conf.set("spark.sql.codegen.wholeStage", "true")  # off in the suite's session
-    try:
-        assert compile_all() >= len(queries)
-        assert compile_all() == 0
-    finally:
-        spark.conf.set("spark.sql.codegen.wholeStage", whole_stage)
+    assert compile_all() >= len(queries)
+    assert compile_all() == 0
 
 
 @pytest.mark.spark
-def test_the_test_session_is_small_and_long_lived(spark: SparkSession) -> None:
-    """The suite's session works on little data for the whole run (tests/conftest.py): the
-    small profile's SQL settings, in a JVM that keeps C2."""
-    assert spark.conf.get("spark.sql.codegen.wholeStage") == "false"
-    with dbt_run_settings(spark):  # dbt's run interprets its expressions here
-        assert spark.conf.get("spark.sql.codegen.factoryMode") == "NO_CODEGEN"
-    assert spark.conf.get("spark.sql.codegen.factoryMode") == "FALLBACK"
+def test_the_test_session_asks_for_the_large_profile(spark: SparkSession) -> None:
+    """The suite's session lives for the whole run: C2 pays there (tests/conftest.py)."""
+    assert spark.conf.get("spark.sql.codegen.wholeStage") == "true"
+    with dbt_run_settings(spark):  # dbt's run compiles its expressions here
+        assert spark.conf.get("spark.sql.codegen.factoryMode") == "FALLBACK"
     runtime = spark.sparkContext._jvm.java.lang.management.ManagementFactory.getRuntimeMXBean()
     assert not any("TieredStopAtLevel" in arg for arg in runtime.getInputArguments())
 

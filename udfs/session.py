@@ -209,11 +209,8 @@ def local_shuffle_partitions(master: str, cores: int | None = None) -> int:
 # less (the small profile). Measured on `logmart build` of Log Master extracts
 # (docs/performance.md, "A session sized to its workload"): the small profile was 13-17 %
 # faster at 5-15 MB of raw input and 13 % slower at 49 MB, so the bound sits well below the
-# crossover. The JVM half of it (C1 only) pays in a short process: a session that lives for
-# many builds and queries over little data (the test suite's) gets its money's worth from C2
-# and keeps only the SQL half (`long_lived`: its shared build of the demo took 0.86-0.89 of
-# the time of the large profile's, docs/performance.md "2026-11-26, late: a long-lived session
-# over little data").
+# crossover. It pays in a short process: a session that lives for many builds and queries
+# (the test suite's) gets its money's worth from C2 and asks for the large profile.
 SMALL_WORKLOAD_BYTES = 16 << 20
 PROFILE_VARIABLE = "LOGMART_SESSION_PROFILE"
 PROFILES = ("auto", "small", "large")
@@ -302,22 +299,16 @@ def session_profile(
 
 
 def session_conf(
-    warehouse: Path,
-    master: str,
-    app_name: str = "logmart",
-    profile: str = "large",
-    long_lived: bool = False,
+    warehouse: Path, master: str, app_name: str = "logmart", profile: str = "large"
 ) -> dict[str, str]:
     """The Spark settings of a logmart session on `warehouse` (an absolute path); `profile`
-    'small' (:func:`session_profile`) makes a local session compile less: its JVM runs C1
-    only, unless the session is `long_lived` (many builds and queries in one JVM, where C2
-    pays), and its SQL generates less code either way."""
+    'small' (:func:`session_profile`) makes a local session compile less."""
     small = profile == "small" and is_local_master(master)
     java_options = " ".join(
         [
             f"-Dderby.system.home={warehouse}",  # derby.log beside the metastore, not in cwd
             f"-Dlog4j2.configurationFile={LOG4J2_CONFIG.as_uri()}",
-            *(SMALL_PROFILE_JAVA_OPTIONS if small and not long_lived else ()),
+            *(SMALL_PROFILE_JAVA_OPTIONS if small else ()),
             *class_archive.driver_java_options(),
         ]
     )
@@ -461,15 +452,13 @@ def get_spark(
     app_name: str = "logmart",
     workload: Sequence[Path] = (),
     profile: str | None = None,
-    long_lived: bool = False,
 ) -> SparkSession:
     """Create (or return) THE logmart session on `warehouse`.
 
     `master` defaults to `local[*]`; `workload` are the folders the session will read besides
     the warehouse (a build's raw folder), which size it (:func:`session_profile`) unless
-    `profile` says 'small' or 'large'; `long_lived` keeps the JVM's optimizing compiler in a
-    small session (:func:`session_conf`). Raises `LogmartError` when Java is missing or
-    another process holds the warehouse's Derby metastore.
+    `profile` says 'small' or 'large'. Raises `LogmartError` when Java is missing or another
+    process holds the warehouse's Derby metastore.
     """
     warehouse = Path(warehouse).expanduser().resolve()
     existing = _active_session_for(warehouse)
@@ -484,7 +473,7 @@ def get_spark(
     _prepare_process_env(master)
     builder = SparkSession.builder.enableHiveSupport()
     profile = profile or session_profile(warehouse, workload)
-    for key, value in session_conf(warehouse, master, app_name, profile, long_lived).items():
+    for key, value in session_conf(warehouse, master, app_name, profile).items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
     _open_metastore(spark, warehouse)
@@ -500,14 +489,13 @@ def spark_session(
     app_name: str = "logmart",
     workload: Sequence[Path] = (),
     profile: str | None = None,
-    long_lived: bool = False,
 ) -> Iterator[SparkSession]:
     """`get_spark` as a context: stops the session on exit if this call started it.
 
     A session that was already running in the process (e.g. a test fixture) is left running.
     """
     already_running = SparkSession._instantiatedSession is not None
-    spark = get_spark(warehouse, master, app_name, workload, profile, long_lived)
+    spark = get_spark(warehouse, master, app_name, workload, profile)
     try:
         yield spark
     finally:
