@@ -234,9 +234,12 @@ def keep_parse(target: Path | None, cache: Path) -> bool:
         partial = cache.with_name(f"{cache.name}.{os.getpid()}.tmp")
         shutil.copyfile(made, partial)
         os.replace(partial, cache)
-        _prune(cache)
     except OSError:
         return False
+    try:
+        _prune(cache)
+    except OSError:  # another process pruned or stored at the same moment: stored all the same
+        pass
     return True
 
 
