@@ -17,6 +17,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -165,6 +166,12 @@ def register_udfs(spark: SparkSession) -> None:
     for source in data_sources():
         spark.dataSource.register(source)
     register_functions(spark)
+
+
+def _prepare_dbt_run(spark: SparkSession) -> None:
+    """Register logmart's functions and import dbt (about 2 s of a small build's start)."""
+    register_udfs(spark)
+    import dbt.cli.main  # noqa: F401  (udfs.dbt_runner imports it when dbt runs)
 
 
 # --- the raw load -------------------------------------------------------------------------------
@@ -443,21 +450,29 @@ def load_raw(
         _write_listing(spark, "files", kept, FILES_SCHEMA)
 
     scratch_dir = Path(scratch) if scratch else Path(tempfile.mkdtemp(prefix="logmart-load-"))
-    try:
-        for system in (source.system for source in registry.REGISTERED):
-            tables = [t for t in RAW_TABLES if t.source_system == system]
-            loads = [f for f in loading if f.source_system == system]
-            if not full:
-                gone = [p for p in removed if previous[p].source_system == system]
-                for table in tables:
-                    _drop_partitions(spark, table, gone)
-            if not loads and not full:
-                continue
-            root = _mirror(scratch_dir / system, _with_context(files, loads))
+
+    def load_system(system: str) -> None:
+        tables = [t for t in RAW_TABLES if t.source_system == system]
+        loads = [f for f in loading if f.source_system == system]
+        if not full:
+            gone = [p for p in removed if previous[p].source_system == system]
             for table in tables:
-                wanted = [f.source_file for f in loads if f.file_kind in table.kinds]
-                if wanted or full:
-                    _write_raw(spark, table, root, wanted, full, settings)
+                _drop_partitions(spark, table, gone)
+        if not loads and not full:
+            return
+        root = _mirror(scratch_dir / system, _with_context(files, loads))
+        for table in tables:
+            wanted = [f.source_file for f in loads if f.file_kind in table.kinds]
+            if wanted or full:
+                _write_raw(spark, table, root, wanted, full, settings)
+
+    try:
+        # The sources' tables side by side: a small table's write is mostly the driver's and
+        # the metastore's round trips, which leave the cores idle (docs/performance.md)
+        systems = [source.system for source in registry.REGISTERED]
+        with ThreadPoolExecutor(len(systems), thread_name_prefix="logmart-load") as pool:
+            for _ in pool.map(load_system, systems):  # raises the first source's error
+                pass
     finally:
         shutil.rmtree(scratch_dir, ignore_errors=True)
 
@@ -587,8 +602,11 @@ def build(
     started = time.monotonic()
     if settings is None:
         settings = capture_settings(environ=os.environ)
-    register_udfs(spark)
-    report = load_raw(spark, raw_root, warehouse / "loading", full_refresh, settings)
+    with ThreadPoolExecutor(1, thread_name_prefix="logmart-prepare") as beside:
+        # what only dbt's run needs, beside the raw load (which mostly waits on the JVM)
+        prepared = beside.submit(_prepare_dbt_run, spark)
+        report = load_raw(spark, raw_root, warehouse / "loading", full_refresh, settings)
+        prepared.result()
     timings["raw_load_s"] = round(time.monotonic() - started, 2)
     args = dbt_build_args(checks, dbt_args, full_refresh or report.dbt_full_refresh)
     args = with_sources_var(args, report.sources)
