@@ -250,8 +250,13 @@ versions as (
             table_version.key_columns, described_tables.key_columns, array()
         ) as key_columns,
         version_number + 1 as version_number
+    -- outer, then the filter: an inner posexplode makes Spark filter on the UDF's result
+    -- first (size > 0), which runs the UDF twice
     from described_tables
-        lateral view posexplode(described_tables.versions) exploded as version_number, table_version
+        lateral view outer posexplode(
+            described_tables.versions
+        ) exploded as version_number, table_version
+    where exploded.version_number is not null
 )
 
 select * from versions

@@ -98,58 +98,44 @@ entries as (
         entry.layout_json,
         entry.is_dropped,
         entry.error as version_error
+    -- outer, then the filter: an inner explode makes Spark filter on the UDF's result first
+    -- (size > 0), which runs the UDF twice
     from histories
-        lateral view explode(histories.entries) exploded_entries as entry
-),
-
-versions as (
-    select
-        capture,
-        rel_id,
-        valid_from_logaddr,
-        lead(valid_from_logaddr) over (
-            partition by capture, rel_id order by valid_from_logaddr
-        ) as valid_to_logaddr,
-        row_number() over (
-            partition by capture, rel_id order by valid_from_logaddr
-        ) as version_number,
-        origin,
-        table_schema,
-        table_name,
-        column_names,
-        key_columns,
-        column_types,
-        layout_json,
-        is_dropped,
-        version_error
-    from entries
-    where version_error is null
-),
-
-failures as (
-    select
-        capture,
-        rel_id,
-        valid_from_logaddr,
-        cast(null as string) as valid_to_logaddr,
-        cast(null as int) as version_number,
-        origin,
-        table_schema,
-        table_name,
-        column_names,
-        key_columns,
-        column_types,
-        layout_json,
-        is_dropped,
-        version_error
-    from entries
-    where version_error is not null
+        lateral view outer posexplode(histories.entries) exploded_entries as entry_position, entry
+    where exploded_entries.entry_position is not null
 ),
 
 all_entries as (
-    select * from versions
-    union all
-    select * from failures
+    -- versions and failures in one pass over entries (a second reference to it would run the
+    -- UDF again): a failure has no end and no number; the windows number the versions alone
+    select
+        capture,
+        rel_id,
+        valid_from_logaddr,
+        case
+            when version_error is null
+                then lead(valid_from_logaddr) over (
+                    partition by capture, rel_id, version_error is null
+                    order by valid_from_logaddr
+                )
+        end as valid_to_logaddr,
+        case
+            when version_error is null
+                then row_number() over (
+                    partition by capture, rel_id, version_error is null
+                    order by valid_from_logaddr
+                )
+        end as version_number,
+        origin,
+        table_schema,
+        table_name,
+        column_names,
+        key_columns,
+        column_types,
+        layout_json,
+        is_dropped,
+        version_error
+    from entries
 )
 
 select
