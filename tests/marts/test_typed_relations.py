@@ -149,15 +149,19 @@ def test_as_of_functions_give_typed_rows_at_a_point(spark, demo):
     # as_of.<name>(last commit) is current.<name>, typed the same; at an earlier point it has
     # the rows of marts.table_as_of (the untyped function) there
     checked = 0
+    # each stream's distinct commit positions in order (nulls first, as `order by` puts them),
+    # in one query
+    stream_positions = {
+        (r.source_system, r.log_stream): [None] * r.has_null + list(r.positions)
+        for r in spark.sql(
+            "select source_system, log_stream, "
+            "sort_array(collect_set(commit_position)) as positions, "
+            "cast(count_if(commit_position is null) > 0 as int) as has_null "
+            "from marts.fct_changes group by source_system, log_stream"
+        ).collect()
+    }
     for (source, stream, schema, table), name in sorted(relations(spark).items(), key=str):
-        positions = [
-            r.commit_position
-            for r in spark.sql(
-                "select distinct commit_position from marts.fct_changes "
-                f"where source_system = '{source}' and log_stream = '{stream}' "
-                "order by commit_position"
-            ).collect()
-        ]
+        positions = stream_positions.get((source, stream), [])
         current = spark.table(f"current.{name}")
         if not positions:
             # a stream with no change (the demo's captures whose every record is quarantined,
