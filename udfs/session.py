@@ -388,13 +388,24 @@ def _posix_lock_owner(fd: int) -> int | None:
 
 
 def _wait_for_release(warehouse: Path, timeout: float = LOCK_WAIT_SECONDS) -> int | None:
-    """`warehouse_lock_holder`, giving a process that is exiting a moment to let go."""
+    """`warehouse_lock_holder`, giving a process that is exiting a moment to let go. This
+    process's own JVM is no other holder: a JVM kept between sessions (`one_jvm`) keeps the
+    metastores it opened booted, and opens them again."""
+    own = _jvm_pid()
     deadline = time.monotonic() + timeout
     holder = warehouse_lock_holder(warehouse)
-    while holder is not None and time.monotonic() < deadline:
+    while holder not in (None, own) and time.monotonic() < deadline:
         time.sleep(0.2)
         holder = warehouse_lock_holder(warehouse)
-    return holder
+    return None if holder == own else holder
+
+
+def _jvm_pid() -> int | None:
+    """Process id of the JVM PySpark started in this process; None when there is none."""
+    from pyspark import SparkContext
+
+    proc = getattr(SparkContext._gateway, "proc", None)
+    return getattr(proc, "pid", None)
 
 
 def _in_use_error(warehouse: Path, pid: int | None = None) -> LogmartError:
@@ -493,6 +504,7 @@ def spark_session(
     """`get_spark` as a context: stops the session on exit if this call started it.
 
     A session that was already running in the process (e.g. a test fixture) is left running.
+    Inside `one_jvm` only the session stops, and the JVM waits for the next one.
     """
     already_running = SparkSession._instantiatedSession is not None
     spark = get_spark(warehouse, master, app_name, workload, profile)
@@ -501,10 +513,45 @@ def spark_session(
     finally:
         if not already_running:
             spark.stop()
-            _stop_jvm()
-            # the next session starts quicker with the JVM's classes archived (made once, in
-            # the background: udfs/class_archive.py)
-            class_archive.start_making()
+            if not _jvm_kept:
+                _end_jvm()
+
+
+# How many `one_jvm` contexts are open: inside one, a session's end leaves the JVM running.
+_jvm_kept = 0
+
+
+@contextlib.contextmanager
+def one_jvm() -> Iterator[None]:
+    """Run the sessions this process opens inside the context on one JVM, one after another,
+    each on its own warehouse if need be (the test suite's scenarios, then its shared session).
+
+    A session that ends stops, and the JVM stays for the next one, which starts in about a
+    second on code the JVM has already compiled: a cold JVM spends ~20 s of a demo build
+    warming up (docs/performance.md, "a JVM's warm-up"). The JVM's own settings (memory, Java
+    options, where derby.log goes, its working folder) are those of its first session; the
+    metastores it opened stay booted, so no other process can open them until the JVM ends,
+    which it does when the context does.
+    """
+    global _jvm_kept
+    _jvm_kept += 1
+    try:
+        yield
+    finally:
+        _jvm_kept -= 1
+        if not _jvm_kept and SparkSession._instantiatedSession is None:
+            _end_jvm()
+
+
+def _end_jvm() -> None:
+    from pyspark import SparkContext
+
+    if SparkContext._gateway is None:
+        return
+    _stop_jvm()
+    # the next session starts quicker with the JVM's classes archived (made once, in the
+    # background: udfs/class_archive.py)
+    class_archive.start_making()
 
 
 def _stop_jvm(timeout: float = 15.0) -> int | None:
