@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
-from udfs.session import spark_session
+from udfs.session import one_jvm, spark_session
 
 # Small but complete workloads: every scripted case of each generator, built in one go.
 DEMO_TRANSACTIONS = 40
@@ -112,28 +112,55 @@ def spark_launch_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def spark(warehouse: Path, spark_launch_dir: Path) -> Iterator[SparkSession]:
-    """THE logmart session on `warehouse`, shared by every test; stopped at the end."""
+def spark_jvm(warehouse: Path, spark_launch_dir: Path) -> Iterator[None]:
+    """The run's one JVM (udfs.session.one_jvm), for `spark` and for the scenarios that build
+    warehouses of their own in this process before it (`own_warehouse`, below): each
+    of them would otherwise warm up a JVM of its own, about 20 s (docs/performance.md). It is
+    started by a session on `warehouse` (stopped at once), so that the JVM's working folder and
+    derby.log are the shared session's."""
     before = Path.cwd()
     os.chdir(spark_launch_dir)  # the JVM's cwd is fixed when it starts
     try:
-        # the large profile: this session lives for the whole run, where C2 pays (a small
-        # one made the suite's in-process tests slower: docs/performance.md)
-        with spark_session(warehouse, app_name="logmart-tests", profile="large") as session:
-            os.chdir(before)
-            yield session
+        with one_jvm():
+            with spark_session(warehouse, app_name="logmart-tests", profile="large"):
+                os.chdir(before)
+            yield
     finally:
         os.chdir(before)
 
 
+@pytest.fixture(scope="session")
+def spark(spark_jvm: None, warehouse: Path) -> Iterator[SparkSession]:
+    """THE logmart session on `warehouse`, shared by every test; stopped at the end."""
+    # the large profile: this session lives for the whole run, where C2 pays (a small one made
+    # the suite's in-process tests slower: docs/performance.md)
+    with spark_session(warehouse, app_name="logmart-tests", profile="large") as session:
+        yield session
+
+
+@pytest.fixture(scope="module")
+def own_warehouse(spark_jvm: None) -> None:
+    """For a module whose fixture builds a warehouse of its own on the run's JVM: its tests run
+    before any test of the shared session (one session at a time in a JVM)."""
+    if SparkSession._instantiatedSession is not None:
+        pytest.fail("the shared session is already running: an own_warehouse test must run first")
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Every test that uses the `spark` fixture is a `spark` test (`-m "not spark"` skips it).
-    The tests without Spark run first, beside the class archive's maker (each kind keeps the
-    order it was collected in)."""
+    """Every test that uses the `spark` fixture (or the run's JVM) is a `spark` test
+    (`-m "not spark"` skips it). The tests without Spark run first, beside the class archive's
+    maker; then the tests of the modules with a warehouse of their own, then the others (each
+    kind keeps the order it was collected in)."""
     for item in items:
-        if "spark" in getattr(item, "fixturenames", ()):
+        if "spark_jvm" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.spark)
-    items.sort(key=lambda item: item.get_closest_marker("spark") is not None)
+    items.sort(key=_run_order)
+
+
+def _run_order(item: pytest.Item) -> int:
+    if item.get_closest_marker("spark") is None:
+        return 0
+    return 1 if "own_warehouse" in getattr(item, "fixturenames", ()) else 2
 
 
 @dataclass(frozen=True)

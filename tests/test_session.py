@@ -15,6 +15,7 @@ from pyspark.sql import SparkSession
 from udfs.errors import LogmartError
 from udfs.session import (
     CODEGEN_CACHE_ENTRIES,
+    PROFILE_CONF,
     SMALL_WORKLOAD_BYTES,
     dbt_run_settings,
     driver_memory,
@@ -23,6 +24,7 @@ from udfs.session import (
     resolve_java,
     session_conf,
     session_profile,
+    spark_session,
     warehouse_lock_holder,
 )
 
@@ -251,6 +253,31 @@ with spark_session(Path(sys.argv[1])) as spark:
     assert seen["inside"][1] <= 1 < seen["outside"][1], seen
     assert seen["mode_after"] == "FALLBACK"
     assert seen["tables"] == ["t"]
+
+
+def test_sessions_on_two_warehouses_run_one_after_another_on_one_jvm(
+    own_warehouse: None, tmp_path: Path
+) -> None:
+    """Inside `one_jvm` (the test run's JVM) a session on another warehouse, then one on a
+    third, then the first again: one JVM throughout, each session sees its own warehouse's
+    tables only and has its own profile's settings (a small session's are not left to the
+    next), and the metastore the JVM keeps booted is no lock against itself."""
+    from pyspark import SparkContext
+
+    first, second = tmp_path / "first", tmp_path / "second"
+    jvm = SparkContext._gateway.proc.pid
+    with spark_session(first, profile="small") as spark:
+        assert spark.conf.get("spark.sql.codegen.wholeStage") == "false"
+        spark.sql("create table kept (n int) using parquet")
+        spark.sql("insert into kept values (1), (2)")
+    assert SparkContext._gateway.proc.pid == jvm and warehouse_lock_holder(first) == jvm
+    with spark_session(second, profile="large") as spark:
+        assert spark.conf.get(PROFILE_CONF) == "large"
+        assert spark.conf.get("spark.sql.codegen.wholeStage") == "true"
+        assert [t.name for t in spark.catalog.listTables("default")] == []
+    with spark_session(first) as spark:
+        assert spark.sql("select sum(n) from kept").first()[0] == 3
+    assert SparkContext._gateway.proc.pid == jvm
 
 
 @pytest.mark.spark

@@ -1,5 +1,6 @@
-"""Idempotent and incremental builds (issue #6 part 3), on one scenario run in its own process
-(tests/incremental/scenario.py: its own warehouse, so the shared demo warehouse is untouched).
+"""Idempotent and incremental builds (issue #6 part 3), on one scenario with a warehouse of its
+own (tests/incremental/scenario.py, so the shared demo warehouse is untouched), run on the test
+run's JVM before the shared session starts.
 
 Every source's workload is cut into two captures of one log stream with transactions open at
 the cut. Build ``first`` has capture 1; build ``second`` adds capture 2 and copies of capture-1
@@ -9,33 +10,24 @@ files; ``again`` builds the same folder once more; ``scratch`` builds it from sc
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.incremental.scenario import CAPTURES, COPIES, DB2LUW, LOGMASTER, SOLIDDB
+from tests.incremental.scenario import CAPTURES, COPIES, DB2LUW, LOGMASTER, SOLIDDB, main
 
 pytestmark = pytest.mark.spark
 
-ROOT = Path(__file__).resolve().parents[2]
 FOLDERS = {"db2zos": "logmaster", "db2luw": "db2luw", "soliddb": "soliddb"}
 
 
 @pytest.fixture(scope="module")
-def scenario(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def scenario(own_warehouse: None, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    # on the run's JVM, its session on the scenario's warehouse (stopped at the end)
     work = tmp_path_factory.mktemp("incremental")
-    log = work / "scenario.log"
-    with log.open("w") as out:
-        done = subprocess.run(
-            [sys.executable, "-m", "tests.incremental.scenario", str(work)],
-            cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, timeout=3600, check=False,
-        )  # fmt: skip
-    if done.returncode != 0:
-        pytest.fail("the scenario failed:\n" + log.read_text()[-6000:])
+    main(work)
     return json.loads((work / "result.json").read_text())
 
 

@@ -1,5 +1,6 @@
-"""The base-snapshot scenario, run in its own process (its own warehouse and metastore):
-``python -m tests.marts.snapshot_scenario WORKDIR`` writes ``WORKDIR/result.json``.
+"""The base-snapshot scenario, on a warehouse and metastore of its own: ``main(WORKDIR)``
+(test_snapshots_build.py runs it on the test run's JVM) or ``python -m
+tests.marts.snapshot_scenario WORKDIR`` writes ``WORKDIR/result.json``.
 
 A solidDB, a Db2 LUW and a Log Master log (one capture each, in streams PROD, SAMPLE and DB2P)
 are built. Then, per source, a table's rows as of a commit position in the middle of its

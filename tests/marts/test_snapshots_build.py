@@ -1,30 +1,25 @@
-"""Base snapshots end to end (tests/marts/snapshot_scenario.py, in its own Spark process and
-warehouse): a snapshot plus the log replays to the generator's final tables, the build stays
-incremental, a truncate's UNDO re-inserts rows only the snapshot knew, bad snapshots are
-quarantined with their reason."""
+"""Base snapshots end to end (tests/marts/snapshot_scenario.py, on a warehouse of its own, run
+on the test run's JVM before the shared session starts): a snapshot plus the log replays to
+the generator's final tables, the build stays incremental, a truncate's UNDO re-inserts rows
+only the snapshot knew, bad snapshots are quarantined with their reason."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.marts.snapshot_scenario import main
+
 SOURCES = ("soliddb", "db2luw", "db2zos")
 
 
 @pytest.fixture(scope="module")
-def result(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def result(own_warehouse: None, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     work = tmp_path_factory.mktemp("snapshots")
-    subprocess.run(
-        [sys.executable, "-m", "tests.marts.snapshot_scenario", str(work)],
-        check=True,
-        cwd=Path(__file__).resolve().parents[2],
-        timeout=3600,
-    )
+    main(work)
     result = json.loads((work / "result.json").read_text())
     assert "error" not in result, result["error"]
     return result
