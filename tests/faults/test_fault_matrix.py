@@ -60,29 +60,26 @@ class Matrix:
         }
 
 
-# Some marts are views (fct_changes, quarantine): one Spark process (the build's JVM is gone,
-# Derby allows one at a time) writes each relation the tests read as Parquet files.
-EXPORT = """
-import sys
-from pathlib import Path
-from udfs.session import spark_session
-warehouse, out = Path(sys.argv[1]), Path(sys.argv[2])
-with spark_session(warehouse, app_name="logmart-faults-export") as spark:
-    for name in sys.argv[3:]:
-        spark.table(name).write.mode("overwrite").parquet(str(out / name))
-"""
+# Some marts are views (fct_changes, quarantine): after the build, the same process writes each
+# relation the tests read as Parquet files, on the build's JVM (udfs.session.one_jvm: another
+# process could not open the warehouse's Derby while this one runs, and a JVM of its own would
+# cost a start and a warm-up).
 EXPORTED = ["marts.quarantine", "marts.reconciliation", "marts.fct_changes",
             "marts.fct_transactions", "raw.logmaster_control_records"]  # fmt: skip
-
-
-def export(warehouse: Path, env: dict[str, str]) -> Path:
-    out = warehouse.with_name(warehouse.name + "-export")
-    result = subprocess.run(
-        [sys.executable, "-c", EXPORT, str(warehouse), str(out), *EXPORTED],
-        capture_output=True, text=True, env=env, cwd=REPO, timeout=600,
-    )  # fmt: skip
-    assert result.returncode == 0, result.stderr[-3000:]
-    return out
+BUILD_AND_EXPORT = f"""
+import sys
+from pathlib import Path
+from udfs.cli import main
+from udfs.session import one_jvm, spark_session
+warehouse, out, args = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3:]
+with one_jvm():
+    code = main(["build", "--warehouse", str(warehouse), *args])
+    if code == 0:
+        with spark_session(warehouse, app_name="logmart-faults-export") as spark:
+            for name in {EXPORTED!r}:
+                spark.table(name).write.mode("overwrite").parquet(str(out / name))
+sys.exit(code)
+"""
 
 
 def read(exported: Path, table: str, columns: list[str] | None = None) -> list[dict]:
@@ -95,15 +92,16 @@ def matrix(tmp_path_factory: pytest.TempPathFactory) -> Matrix:
     warehouse = tmp_path_factory.mktemp("faults-warehouse")
     with tempfile.TemporaryDirectory() as scratch:
         facts = write_all(raw, Path(scratch))
-    env = environment_without_settings()
+    exported = warehouse.with_name(warehouse.name + "-export")
     result = subprocess.run(
+        # `logmart build` as its console script runs it (udfs.cli.main), then the export;
         # dbt's unit tests test the SQL, not the logs: the demo build runs them
-        [sys.executable, "-m", "udfs.cli", "build", "--raw", str(raw), "--warehouse",
-         str(warehouse), "--", "--exclude-resource-type", "unit_test"],
-        capture_output=True, text=True, env=env, cwd=REPO, timeout=1800,
+        [sys.executable, "-c", BUILD_AND_EXPORT, str(warehouse), str(exported), "--raw", str(raw),
+         "--", "--exclude-resource-type", "unit_test"],
+        capture_output=True, text=True, env=environment_without_settings(), cwd=REPO,
+        timeout=1800,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr[-3000:]
-    exported = export(warehouse, env)
     return Matrix(
         raw,
         warehouse,
