@@ -1,8 +1,11 @@
-"""Shared fixtures: one embedded Spark session for the whole test run.
+"""Shared fixtures: one JVM and one embedded Spark session for the whole test run.
 
-A JVM takes seconds to start and Derby allows one process per metastore, so every test that
-needs Spark shares the session-scoped `spark` fixture (warehouse in a temp folder). Tests that
-need a second Spark process (lock, cluster, no-Java runs) start it with `subprocess`.
+A JVM takes seconds to start and more to warm up, and Derby allows one process per metastore,
+so every test that needs Spark shares the session-scoped `spark` fixture (warehouse in a temp
+folder), on the run's one JVM (`spark_jvm`). The scenarios that build warehouses of their own
+(fixture `own_warehouse`) run on that JVM before the shared session starts. Tests that need
+another Spark process (lock, cluster, no-Java runs, whole `logmart` commands) start it with
+`subprocess`.
 """
 
 from __future__ import annotations
