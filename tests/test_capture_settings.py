@@ -90,7 +90,7 @@ def test_unknown_flag_value_is_refused_by_the_parser():
 
 # Two `logmart build` commands (udfs.cli.main, as the console script runs it) in one process,
 # on one JVM (udfs.session.one_jvm: the second needs no JVM of its own), the environment
-# variables of argv[2] set between them; a line END<code> on stdout and stderr ends each one.
+# variables given (argv[3]) set between them; a line END<code> on stdout and stderr ends each one.
 TWO_BUILDS = """
 import json, os, sys
 from udfs.cli import main
