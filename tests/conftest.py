@@ -3,13 +3,17 @@
 A JVM takes seconds to start and more to warm up, and Derby allows one process per metastore,
 so every test that needs Spark shares the session-scoped `spark` fixture (warehouse in a temp
 folder), on the run's one JVM (`spark_jvm`). The scenarios that build warehouses of their own
-(fixture `own_warehouse`) run on that JVM before the shared session starts. Tests that need
-another Spark process (lock, cluster, no-Java runs, whole `logmart` commands) start it with
-`subprocess`.
+(fixture `own_warehouse`: the incremental and snapshot scenarios, the capture settings' builds)
+run on that JVM before the shared session starts; a whole `logmart` command among them runs in
+this process too (`run_logmart`). Tests that need another Spark process (lock, cluster, no-Java
+runs, the fault matrix's build in a C1-only JVM of its own, a command as a user's shell runs
+it) start it with `subprocess`.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import shutil
 import subprocess
@@ -93,12 +97,34 @@ def wait_for_class_archive() -> None:
 
 def environment_without_settings() -> dict[str, str]:
     """This process's environment without logmart's settings (LOGMART_*), for a `logmart`
-    subprocess that must run on its defaults; the run's parse cache stays."""
+    command that must run on its defaults; the run's parse cache stays."""
     return {
         name: value
         for name, value in os.environ.items()
         if not name.startswith("LOGMART_") or name == "LOGMART_CACHE_DIR"
     }
+
+
+def run_logmart(
+    argv: list[str], variables: dict[str, str] | None = None
+) -> subprocess.CompletedProcess:
+    """A `logmart` command as its console script runs it (`udfs.cli.main`), in this process and
+    on the run's JVM (`spark_jvm`): its exit code and what it printed (Python's stdout and
+    stderr; the JVM's own output is not in them). It runs on logmart's defaults plus
+    `variables` (the environment as `environment_without_settings`), put back after it.
+    For tests of modules with a warehouse of their own (`own_warehouse`): a command opens its
+    warehouse's metastore, which the JVM then keeps (no other process can open it)."""
+    from udfs.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as patch:
+        for name in set(os.environ) - set(environment_without_settings()):
+            patch.delenv(name)
+        for name, value in (variables or {}).items():
+            patch.setenv(name, value)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(argv)
+    return subprocess.CompletedProcess(["logmart", *argv], code, out.getvalue(), err.getvalue())
 
 
 @pytest.fixture(scope="session")
