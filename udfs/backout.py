@@ -272,7 +272,7 @@ def latest_transactions_sql(last: int = LATEST_TRANSACTIONS, changes: str = CHAN
     return f"""
 with committed as (
     select {columns} from {changes}
-    where disposition = 'committed' and change_id not in ({GENERATED})
+    where disposition = 'committed' and generated_by is null
 ),
 transactions as (
     select
@@ -392,7 +392,7 @@ def _left_out(spark: Any, direction: str, selection: Selection) -> list[str]:
     selected, window = selection.where(), selection.window_where()
     generated = "0"
     if not selection.include_generated:
-        generated = f"(select count(*) from {TABLE} where {window} and change_id in ({GENERATED}))"
+        generated = f"(select count(*) from {TABLE} where {window} and {GENERATED})"
     row = spark.sql(
         f"select (select count(*) from {TABLE} where {window}) as window_changes, "
         f"(select count(*) from {TABLE} where {selected}) as selected_changes, "

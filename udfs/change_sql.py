@@ -17,8 +17,9 @@ from typing import Any, TextIO
 from udfs.errors import LogmartError
 
 TABLE = "marts.fct_change_sql"
-# the changes Db2 made itself (RI constraints, triggers, temporal history tables)
-GENERATED = "select change_id from marts.fct_changes where generated_by is not null"
+# the changes Db2 made itself (RI constraints, triggers, temporal history tables), a column of
+# marts.fct_change_sql as of marts.fct_changes (no subquery on fct_changes, a view)
+GENERATED = "generated_by is not null"
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,7 @@ class Selection:
         """The condition on marts.fct_change_sql (or marts.fct_changes) of the selection."""
         conditions = [*self._window(), *self._filters()]
         if not self.include_generated:
-            conditions.append(f"change_id not in ({GENERATED})")
+            conditions.append("generated_by is null")
         if self.source_system is not None:
             conditions.append(f"source_system = {sql_string(self.source_system)}")
         if self.log_stream is not None:

@@ -242,6 +242,7 @@ described as (
         commit_ts,
         operation,
         change_kind,
+        generated_by,
         -- each source's dialect, from its registration (udfs/<folder>/registration.py)
         {%- set dialects = logmart_registry('logmart_sql_dialects') %}
         case source_system
