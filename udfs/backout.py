@@ -272,7 +272,7 @@ def latest_transactions_sql(last: int = LATEST_TRANSACTIONS, changes: str = CHAN
     return f"""
 with committed as (
     select {columns} from {changes}
-    where disposition = 'committed' and generated_by is null
+    where disposition = 'committed' and not ({GENERATED})
 ),
 transactions as (
     select

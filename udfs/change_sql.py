@@ -17,8 +17,8 @@ from typing import Any, TextIO
 from udfs.errors import LogmartError
 
 TABLE = "marts.fct_change_sql"
-# the changes Db2 made itself (RI constraints, triggers, temporal history tables), a column of
-# marts.fct_change_sql as of marts.fct_changes (no subquery on fct_changes, a view)
+# the changes Db2 made itself (RI constraints, triggers, temporal history tables): a column of
+# fct_change_sql and fct_changes alike, so no query needs a subquery on the fct_changes view
 GENERATED = "generated_by is not null"
 
 
@@ -50,7 +50,7 @@ class Selection:
         """The condition on marts.fct_change_sql (or marts.fct_changes) of the selection."""
         conditions = [*self._window(), *self._filters()]
         if not self.include_generated:
-            conditions.append("generated_by is null")
+            conditions.append(f"not ({GENERATED})")
         if self.source_system is not None:
             conditions.append(f"source_system = {sql_string(self.source_system)}")
         if self.log_stream is not None:
@@ -96,7 +96,7 @@ class Selection:
         if self.exclude_transactions:
             names = ", ".join(sql_string(txn) for txn in self.exclude_transactions)
             conditions.append(f"transaction_id not in ({names})")
-        # who and what made the change is in fct_changes only (not in fct_change_sql)
+        # who made the change (authid, plan, connection) is in fct_changes only
         who = [
             f"{column} = {sql_string(value)}"
             for column, value in (
