@@ -3,7 +3,7 @@
 A JVM takes seconds to start and more to warm up, and Derby allows one process per metastore,
 so every test that needs Spark shares the session-scoped `spark` fixture (warehouse in a temp
 folder), on the run's one JVM (`spark_jvm`). The scenarios that build warehouses of their own
-(fixture `own_warehouse`: the incremental and snapshot scenarios, the capture settings' builds)
+(fixture `own_warehouse`: the incremental scenario with its snapshots, the capture settings' builds)
 run on that JVM before the shared session starts; a whole `logmart` command among them runs in
 this process too (`run_logmart`). Tests that need another Spark process (lock, cluster, no-Java
 runs, the fault matrix's build in a C1-only JVM of its own, a command as a user's shell runs
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 import shutil
 import subprocess
@@ -173,6 +174,22 @@ def own_warehouse(spark_jvm: None) -> None:
     before any test of the shared session (one session at a time in a JVM)."""
     if SparkSession._instantiatedSession is not None:
         pytest.fail("the shared session is already running: an own_warehouse test must run first")
+
+
+@pytest.fixture(scope="session")
+def stream_scenario(spark_jvm: None, tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """What the incremental scenario recorded (tests/incremental/scenario.py: a log stream per
+    source in two captures, built incrementally, with base snapshots added, and from scratch),
+    on the run's JVM with a warehouse of its own, once for the two modules that check it
+    (tests/incremental, tests/marts/test_snapshots_build.py: both request `own_warehouse`, so
+    they run before the shared session)."""
+    from tests.incremental.scenario import main
+
+    if SparkSession._instantiatedSession is not None:
+        pytest.fail("the shared session is already running: the scenario must run first")
+    work = tmp_path_factory.mktemp("incremental")
+    main(work)
+    return json.loads((work / "result.json").read_text())
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -1,21 +1,24 @@
 """The incremental-build scenario, on a warehouse and metastore of its own: ``main(WORKDIR)``
-(test_incremental.py runs it on the test run's JVM) or ``python -m tests.incremental.scenario
-WORKDIR`` writes ``WORKDIR/result.json``.
+(fixture ``stream_scenario`` in tests/conftest.py runs it on the test run's JVM) writes
+``WORKDIR/result.json``.
 
 Each source's generator writes one workload cut into two captures of one log stream, with
 transactions open at the cut. The raw folder first holds capture 1 (build ``first``); then
 capture 2 and copies of capture-1 files arrive (build ``second``, incremental); the same
-folder is built again (``again``) and then from scratch (``scratch``: every file decoded
-again, every model rebuilt, every dbt data test run; the others skip dbt's tests for time). After
-each build the result records what the loader did, the Parquet files behind the raw tables
-and the incremental models, and every mart's rows (of ``first``, its transactions only).
+folder is built again (``again``); base snapshots are added to every stream and it is built
+twice more (``snapshots``, ``snapshots_again``: tests/marts/snapshot_scenario.py); then it is
+built from scratch (``scratch``: every file decoded again, every model rebuilt, every dbt data
+test run; the others skip dbt's tests for time, but for the snapshots build, which runs a
+user's checks). After each build the result records what the loader did, the Parquet files
+behind the raw tables and the incremental models, and every mart's rows (of ``first``, its
+transactions only; of ``snapshots_again``, none). tests/incremental/test_incremental.py and
+tests/marts/test_snapshots_build.py check it.
 """
 
 from __future__ import annotations
 
 import json
 import shutil
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -46,9 +49,10 @@ INCREMENTAL_MODELS = [
     "int_soliddb_row_images_decoded",
 ]
 BUILD_TIME_COLUMNS = {"loaded_at"}
-# The marts kept of build "first": the tests compare the others' marts, and of the first's only
-# its transactions (the transactions open at the cut).
-FIRST_MARTS = ("fct_transactions",)
+# The marts kept of a build (all of them when not named here): the tests compare the others'
+# marts, of the first's only its transactions (the transactions open at the cut), and of the
+# unchanged build after the snapshots' only whether dbt ran.
+MARTS_KEPT = {"first": ("fct_transactions",), "snapshots_again": ()}
 # dbt's data and unit tests run once, on the build from scratch (~4/5 of a build's nodes).
 NO_TESTS = ("--exclude-resource-type", "test", "--exclude-resource-type", "unit_test")
 NO_UNIT_TESTS = ("--exclude-resource-type", "unit_test")
@@ -88,7 +92,7 @@ def _parts(spark: SparkSession, table: str, keys: list[str]) -> dict[Any, list[s
 
 
 def snapshot(
-    spark: SparkSession, load: dict[str, Any], seconds: float, only: tuple[str, ...] = ()
+    spark: SparkSession, load: dict[str, Any], seconds: float, only: tuple[str, ...] | None = None
 ) -> dict[str, Any]:
     """What one build left: load report, raw.files, the files behind each raw table's and
     incremental model's rows, and the rows of the marts named in `only`, else of every mart (JSON
@@ -112,7 +116,7 @@ def snapshot(
     for table in spark.catalog.listTables("marts"):
         if table.isTemporary:  # views are marts too (fct_changes is one): compared as well
             continue
-        if only and table.name not in only:
+        if only is not None and table.name not in only:
             continue
         frame = spark.table(f"marts.{table.name}")
         keep = [c for c in frame.columns if c not in BUILD_TIME_COLUMNS]
@@ -217,6 +221,7 @@ def debezium_exports(spark: SparkSession, work: Path, label: str, result: dict) 
 
 
 def main(work: Path) -> None:
+    from tests.marts.snapshot_scenario import snapshot_model_tests, snapshot_phase
     from udfs.pipeline import build
     from udfs.session import spark_session
     from udfs.strict import first_problem
@@ -230,7 +235,7 @@ def main(work: Path) -> None:
             started = time.monotonic()
             summary = build(spark, raw, warehouse, full_refresh=full_refresh, dbt_args=dbt_args)
             seconds = time.monotonic() - started
-            only = FIRST_MARTS if label == "first" else ()
+            only = MARTS_KEPT.get(label)
             result["builds"][label] = {**snapshot(spark, summary["load"], seconds, only),
                                        "dbt": summary["dbt"],
                                        "strict": first_problem(spark)}  # fmt: skip
@@ -243,10 +248,8 @@ def main(work: Path) -> None:
         run("second", dbt_args=NO_TESTS)
         run("again", dbt_args=NO_TESTS)
         result["streams"] = stream_tools(spark, result["generated"])
+        result["snapshots"] = snapshot_phase(spark, raw, stage, run)
         # every data test runs here (dbt's unit tests test the SQL: the demo build runs them)
         run("scratch", full_refresh=True, dbt_args=NO_UNIT_TESTS)
+        result["snapshots"]["dbt_tests"] = snapshot_model_tests(warehouse)
     (work / "result.json").write_text(json.dumps(result, sort_keys=True, default=str))
-
-
-if __name__ == "__main__":
-    main(Path(sys.argv[1]))

@@ -1,10 +1,11 @@
 """Idempotent and incremental builds (issue #6 part 3), on one scenario with a warehouse of its
 own (tests/incremental/scenario.py, so the shared demo warehouse is untouched), run on the test
-run's JVM before the shared session starts.
+run's JVM before the shared session starts (fixture `stream_scenario`).
 
 Every source's workload is cut into two captures of one log stream with transactions open at
 the cut. Build ``first`` has capture 1; build ``second`` adds capture 2 and copies of capture-1
-files; ``again`` builds the same folder once more; ``scratch`` builds it from scratch.
+files; ``again`` builds the same folder once more; ``snapshots`` adds base snapshots
+(tests/marts/test_snapshots_build.py checks what they do); ``scratch`` builds it from scratch.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.incremental.scenario import CAPTURES, COPIES, DB2LUW, LOGMASTER, SOLIDDB, main
+from tests.incremental.scenario import CAPTURES, COPIES, DB2LUW, LOGMASTER, SOLIDDB
 
 pytestmark = pytest.mark.spark
 
@@ -24,11 +25,8 @@ FOLDERS = {"db2zos": "logmaster", "db2luw": "db2luw", "soliddb": "soliddb"}
 
 
 @pytest.fixture(scope="module")
-def scenario(own_warehouse: None, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    # on the run's JVM, its session on the scenario's warehouse (stopped at the end)
-    work = tmp_path_factory.mktemp("incremental")
-    main(work)
-    return json.loads((work / "result.json").read_text())
+def scenario(own_warehouse: None, stream_scenario: dict[str, Any]) -> dict[str, Any]:
+    return stream_scenario
 
 
 def _files(build: dict) -> dict[str, dict]:
@@ -110,15 +108,20 @@ def test_building_the_same_folder_again_decodes_nothing_and_changes_nothing(scen
 
 
 def test_incremental_marts_equal_a_build_from_scratch(scenario):
-    again, scratch = scenario["builds"]["again"], scenario["builds"]["scratch"]
+    # the last incremental build: two captures, copies, then base snapshots, built in turn
+    incremental, scratch = scenario["builds"]["snapshots"], scenario["builds"]["scratch"]
+    assert incremental["load"]["mode"] == "incremental"
     assert scratch["load"]["mode"] == "full"
-    assert set(again["marts"]) == set(scratch["marts"])
+    assert set(incremental["marts"]) == set(scratch["marts"])
     assert {"fct_changes", "fct_transactions", "reconciliation"} <= set(scratch["marts"])
     for mart, rows in scratch["marts"].items():
-        assert rows or mart == "quarantine", mart  # clean captures quarantine nothing
-        extra = Counter(again["marts"][mart]) - Counter(rows)
-        missing = Counter(rows) - Counter(again["marts"][mart])
+        assert rows, mart
+        extra = Counter(incremental["marts"][mart]) - Counter(rows)
+        missing = Counter(rows) - Counter(incremental["marts"][mart])
         assert not extra and not missing, (mart, list(extra)[:3], list(missing)[:3])
+    # clean captures quarantine nothing: only the bad snapshots are quarantined
+    stages = {json.loads(row)["stage"] for row in scratch["marts"]["quarantine"]}
+    assert stages == {"snapshot"}
 
 
 def test_transactions_open_at_the_cut_are_committed_with_all_their_changes(scenario):

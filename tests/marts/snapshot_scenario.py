@@ -1,18 +1,20 @@
-"""The base-snapshot scenario, on a warehouse and metastore of its own: ``main(WORKDIR)``
-(test_snapshots_build.py runs it on the test run's JVM) or ``python -m
-tests.marts.snapshot_scenario WORKDIR`` writes ``WORKDIR/result.json``.
+"""Base snapshots added to a built log stream, a phase of the incremental scenario
+(tests/incremental/scenario.py: ``snapshot_phase``), whose warehouse and metastore are its own;
+tests/marts/test_snapshots_build.py checks what it records.
 
-A solidDB, a Db2 LUW and a Log Master log (one capture each, in streams PROD, SAMPLE and DB2P)
-are built. Then, per source, a table's rows as of a commit position in the middle of its
-changes (replayed from marts.fct_changes) become a base snapshot (solidDB: CSV with the
-position; Db2 LUW: typed Parquet with the commit time; Log Master: CSV with the RBA/LRSN
-position), and a table truncated later (found among the log's tables: a table renamed after
-its truncate is no table of the generator's final ones) gets a snapshot taken before the
-truncate holding one row the log never shows. Bad snapshots (a column the table
-lacks, an unknown table, no side file) go in too. The folder is built again (incremental:
-only the snapshots are new) and once more unchanged. The result records what each build did,
-the tables' current rows and as-of rows against the generator's final tables, the row
-history's versions, the truncate's UNDO, the quarantine, and the dbt tests of the models.
+The scenario's solidDB, Db2 LUW and Log Master streams (PROD, SAMPLE and DB2P, each cut into
+two captures) are built. Then, per source, a table's rows as of a commit position in the
+middle of its changes (replayed from marts.fct_changes) become a base snapshot (solidDB: CSV
+with the position; Db2 LUW: typed Parquet with the commit time; Log Master: CSV with the
+RBA/LRSN position), and a table truncated later (found among the log's tables: a table renamed
+after its truncate is no table of the generator's final ones) gets a snapshot taken before the
+truncate holding one row the log never shows. Bad snapshots (a column the table lacks, an
+unknown table, no side file) go in too. The folder is built again (incremental: only the
+snapshots are new) and once more unchanged. The phase records what each build did, the
+tables' current and as-of rows against the generator's final tables, the row history's
+versions, the truncate's UNDO and the quarantine; the scenario's build from scratch that
+follows runs every dbt data test with the snapshots in, and records those of the models built
+on the snapshot tables (``snapshot_model_tests``).
 """
 
 from __future__ import annotations
@@ -20,9 +22,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-import sys
-import time
-import traceback
+from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -31,26 +31,13 @@ from pyspark.sql import SparkSession
 
 from tests.replay import as_multiset, truth_tables, with_columns
 
-CAPTURES = {"soliddb": "PROD/c1", "db2luw": "SAMPLE/c1", "db2zos": "DB2P/LOGM.EXTRACT1"}
+# the log stream of each source (a snapshot goes in <folder>/<stream>/snapshots)
+STREAMS = {"soliddb": "PROD", "db2luw": "SAMPLE", "db2zos": "DB2P"}
 FOLDERS = {"soliddb": "soliddb", "db2luw": "db2luw", "db2zos": "logmaster"}
-TRANSACTIONS = 40
-SEED = 7
-NO_TESTS = ("--exclude-resource-type", "test", "--exclude-resource-type", "unit_test")
-NO_UNIT_TESTS = ("--exclude-resource-type", "unit_test")
-# the dbt data tests snapshots can move: those of the snapshot models and of every model built
-# on them (the build itself runs a user's checks; the shared demo build runs all the others)
-SNAPSHOT_MODELS = "stg_logmart__snapshots+ stg_logmart__snapshot_rows+"
+# the models whose dbt data tests snapshots can move: the snapshot tables and every model
+# built on them
+SNAPSHOT_MODELS = ("stg_logmart__snapshots", "stg_logmart__snapshot_rows")
 ONLY_SNAPSHOT_KEY = "31999"  # a key value no generator writes (fits a SMALLINT)
-
-
-def generate(raw: Path) -> None:
-    from logmart_generators.db2luw import generate as db2luw
-    from logmart_generators.logmaster import generate as logmaster
-    from logmart_generators.soliddb import generate as soliddb
-
-    soliddb(raw, TRANSACTIONS, SEED, capture=CAPTURES["soliddb"])
-    db2luw(raw, TRANSACTIONS, SEED, capture=CAPTURES["db2luw"])
-    logmaster(raw, TRANSACTIONS, SEED, capture=CAPTURES["db2zos"])
 
 
 def _rows(spark: SparkSession, sql: str) -> list[dict[str, Any]]:
@@ -119,14 +106,14 @@ def stream_position_at(spark: SparkSession, system: str, ts: dt.datetime) -> str
     ).first()[0]
 
 
-def choose_tables(raw: Path, spark: SparkSession, system: str) -> dict[str, Any]:
+def choose_tables(truth_root: Path, spark: SparkSession, system: str) -> dict[str, Any]:
     """The table to snapshot in the middle of its log (most changes, some of them updates or
     deletes after the middle, no truncate, nothing the log lacks) and a table truncated by
     the log (snapshot just before the truncate)."""
     from tests.marts.oracle import replayable_tables
 
-    truth = json.loads((raw / "truth" / system / "tables.json").read_text())
-    replayable = set(replayable_tables(raw, system))
+    truth = json.loads((truth_root / "truth" / system / "tables.json").read_text())
+    replayable = set(replayable_tables(truth_root, system))
     truncated_in_log = [
         r["name"]
         for r in _rows(
@@ -233,10 +220,10 @@ def write_parquet(path: Path, rows: list[dict], columns: list[str], types: dict)
     pq.write_table(pa.table(arrays), path)
 
 
-def add_snapshots(raw: Path, spark: SparkSession, system: str) -> dict[str, Any]:
-    """Write the source's snapshots; what they hold (for the checks)."""
-    chosen = choose_tables(raw, spark, system)
-    folder = raw / FOLDERS[system] / CAPTURES[system].split("/")[0] / "snapshots"
+def add_snapshots(raw: Path, truth_root: Path, spark: SparkSession, system: str) -> dict[str, Any]:
+    """Write the source's snapshots into the raw folder; what they hold (for the checks)."""
+    chosen = choose_tables(truth_root, spark, system)
+    folder = raw / FOLDERS[system] / STREAMS[system] / "snapshots"
     folder.mkdir(parents=True, exist_ok=True)
     record: dict[str, Any] = {}
     for role in ("middle", "truncated"):
@@ -294,15 +281,15 @@ def add_snapshots(raw: Path, spark: SparkSession, system: str) -> dict[str, Any]
 
 
 def table_results(
-    spark: SparkSession, raw: Path, system: str, record: dict[str, Any]
+    spark: SparkSession, truth_root: Path, system: str, record: dict[str, Any]
 ) -> dict[str, Any]:
     """Current and as-of rows of the snapshotted tables against the generator's final ones,
     their versions, and the truncate's UNDO."""
     from tests.marts.oracle import column_name, duckdb_type, truth_rows
     from udfs.asof import as_of
 
-    truth = truth_tables(raw, system)
-    declared = json.loads((raw / "truth" / system / "tables.json").read_text())
+    truth = truth_tables(truth_root, system)
+    declared = json.loads((truth_root / "truth" / system / "tables.json").read_text())
     last = spark.sql(
         f"select max(commit_position) from marts.fct_changes where source_system = '{system}'"
     ).first()[0]
@@ -365,49 +352,21 @@ def table_results(
     return out
 
 
-def main(work: Path) -> None:
-    from udfs.session import spark_session
-
-    raw, warehouse = work / "raw", work / "warehouse"
-    generate(raw)
-    result: dict[str, Any] = {"builds": {}}
-    try:
-        with spark_session(warehouse, app_name="logmart-snapshots") as spark:
-            scenario(spark, raw, warehouse, result)
-    except Exception:  # the result says what went wrong, with what was done before
-        result["error"] = traceback.format_exc()
-    (work / "result.json").write_text(json.dumps(result, sort_keys=True, default=str))
-
-
-def scenario(spark: SparkSession, raw: Path, warehouse: Path, result: dict[str, Any]) -> None:
-    from udfs.dbt_runner import run_dbt
-    from udfs.errors import LogmartError
-    from udfs.pipeline import build
-
-    def run(label: str, dbt_args: tuple = ()) -> None:
-        started = time.monotonic()
-        try:
-            summary = build(spark, raw, warehouse, dbt_args=dbt_args)
-        except LogmartError as exc:  # a failed dbt test: the marts are built, look at them
-            summary = {"load": None, "dbt": f"failed: {exc}"}
-        result["builds"][label] = {"load": summary["load"], "dbt": summary["dbt"],
-                                   "seconds": round(time.monotonic() - started, 1)}  # fmt: skip
-
-    run("log", NO_TESTS)
-    decoded_tables = {
-        t.name: spark.sql(f"select count(*) from raw.{t.name}").first()[0]
-        for t in spark.catalog.listTables("raw")
-        if not t.isTemporary and t.name not in ("files", "captures", "snapshots", "snapshot_rows")
+def snapshot_phase(
+    spark: SparkSession, raw: Path, truth_root: Path, run: Callable[[str], None]
+) -> dict[str, Any]:
+    """Add every source's snapshots to the built raw folder (``truth_root``: where the
+    generators wrote their truth), build it (``run("snapshots")``: a user's build with a
+    user's checks) and again (``run("snapshots_again")``); what they hold and what the marts
+    made of them. ``run(label)`` builds the folder and records the build."""
+    result: dict[str, Any] = {
+        "snapshots": {system: add_snapshots(raw, truth_root, spark, system) for system in STREAMS}
     }
-    result["snapshots"] = {system: add_snapshots(raw, spark, system) for system in CAPTURES}
     run("snapshots")
-    result["raw_rows_unchanged"] = decoded_tables == {
-        name: spark.sql(f"select count(*) from raw.{name}").first()[0] for name in decoded_tables
-    }
-    run("again")
+    run("snapshots_again")
     result["tables"] = {
-        system: table_results(spark, raw, system, result["snapshots"][system])
-        for system in CAPTURES
+        system: table_results(spark, truth_root, system, result["snapshots"][system])
+        for system in STREAMS
     }
     result["resolved"] = _rows(
         spark,
@@ -425,13 +384,27 @@ def scenario(spark: SparkSession, raw: Path, warehouse: Path, result: dict[str, 
         "select source_file, file_kind, problem from marts.reconciliation "
         "where file_kind like 'snapshot%' and problem is not null",
     )
-    sources = json.dumps({"logmart_sources": sorted(FOLDERS.values())})
-    result["dbt_tests"] = run_dbt(
-        spark,
-        ["test", "--select", SNAPSHOT_MODELS, *NO_UNIT_TESTS, "--vars", sources],
-        warehouse,
-    )
+    return result
 
 
-if __name__ == "__main__":
-    main(Path(sys.argv[1]))
+def snapshot_model_tests(warehouse: Path) -> dict[str, str]:
+    """The dbt data tests of the snapshot models and of every model built on them, with their
+    status in the last dbt run of ``warehouse`` (absent: not run)."""
+    target = warehouse / "dbt" / "target"
+    manifest = json.loads((target / "manifest.json").read_text())
+    children = manifest["child_map"]
+    models = {
+        node
+        for node in manifest["nodes"]
+        if node.startswith("model.") and node.rsplit(".", 1)[1] in SNAPSHOT_MODELS
+    }
+    seen, todo = set(models), list(models)
+    while todo:  # the models downstream (`<model>+`)
+        for child in children.get(todo.pop(), []):
+            if child.startswith("model.") and child not in seen:
+                seen.add(child)
+                todo.append(child)
+    tests = {node for model in seen for node in children.get(model, []) if node.startswith("test.")}
+    ran = json.loads((target / "run_results.json").read_text())["results"]
+    status = {r["unique_id"]: r["status"] for r in ran}
+    return {test: status.get(test, "not run") for test in sorted(tests)}
