@@ -10,6 +10,8 @@ Nothing is committed: the script ends with a reminder to review it and COMMIT.
 from __future__ import annotations
 
 import datetime as dt
+import shutil
+import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, TextIO
@@ -200,18 +202,8 @@ def one_log(spark: Any, selection: Selection) -> Log:
         f"from {TABLE} where {selection.where()} group by source_system, log_stream "
         "order by source_system, log_stream"
     ).collect()
-    if not found:
-        hint = ""
-        if selection.since is not None:
-            hint = " (sources that log no commit times, like solidDB, need --from-position)"
-        filters = selection.filters()
-        where = f" with {' '.join(filters)}" if filters else ""
-        raise LogmartError(f"no committed change in {selection.describe()}{where}{hint}")
-    if len(found) > 1:
-        logs = ", ".join(f"--source {row.source_system} --stream {row.log_stream}" for row in found)
-        raise LogmartError(
-            f"{selection.describe()} is in more than one log stream; choose one with {logs}"
-        )
+    if len(found) != 1:
+        raise _not_one_log(selection, [(row.source_system, row.log_stream) for row in found])
     row = found[0]
     return Log(
         row.source_system,
@@ -222,6 +214,66 @@ def one_log(spark: Any, selection: Selection) -> Log:
         row.transactions,
         list(row.warnings),
     )
+
+
+def _not_one_log(selection: Selection, logs: Sequence[tuple[str, str]]) -> LogmartError:
+    """The error of a selection in no log or in several (`logs`: source system, log stream)."""
+    if not logs:
+        hint = ""
+        if selection.since is not None:
+            hint = " (sources that log no commit times, like solidDB, need --from-position)"
+        filters = selection.filters()
+        where = f" with {' '.join(filters)}" if filters else ""
+        return LogmartError(f"no committed change in {selection.describe()}{where}{hint}")
+    named = ", ".join(f"--source {system} --stream {stream}" for system, stream in sorted(logs))
+    return LogmartError(
+        f"{selection.describe()} is in more than one log stream; choose one with {named}"
+    )
+
+
+class _Tally:
+    """What a script's header says of its rows (the `Log` of `one_log`), counted as they
+    stream by: one query gives both the statements and the header."""
+
+    def __init__(self) -> None:
+        self.logs: dict[tuple[str, str], None] = {}
+        self.captures: set[str] = set()
+        self.transactions: set[str] = set()
+        self.warnings: set[str] = set()
+        self.dialect: str | None = None
+        self.changes = 0
+
+    def counted(self, rows: Iterator[Any]) -> Iterator[Any]:
+        for row in rows:
+            self.logs[(row.source_system, row.log_stream)] = None
+            if len(self.logs) > 1:
+                continue  # an error once every row is seen (it names every log)
+            if self.changes == 0:
+                self.dialect = row.sql_dialect
+            self.changes += 1
+            self.captures.add(row.capture)
+            self.transactions.add(row.transaction_id)
+            self.warnings.update(row.statement_warnings or ())
+            yield row
+
+    def log(self, selection: Selection) -> Log:
+        if len(self.logs) != 1:
+            raise _not_one_log(selection, list(self.logs))
+        ((source_system, log_stream),) = self.logs
+        return Log(
+            source_system,
+            log_stream,
+            sorted(self.captures),
+            self.dialect or "",
+            self.changes,
+            len(self.transactions),
+            sorted(self.warnings),
+        )
+
+
+# statements held in memory up to this size, then in a temporary file, until the header
+# (counted from the same rows) is written before them
+SPOOL_BYTES = 16 * 1024 * 1024
 
 
 def write_script(
@@ -239,28 +291,33 @@ def write_script(
     forced over conflicts), each written as a comment above that statement."""
     if direction not in ("undo", "redo"):
         raise ValueError(direction)
-    log = one_log(spark, selection)
-    narrowed = selection.in_log(log.source_system, log.log_stream)
     order = "asc" if direction == "redo" else "desc"
+    # one query: the rows of the statements are counted for the header as they stream by
     rows = spark.sql(
-        f"select change_id, transaction_id, commit_position, commit_ts, operation, "
-        f"table_schema, table_name, {direction}_sql as statement, statement_warnings "
-        f"from {TABLE} where {narrowed.where()} "
-        f"order by commit_position {order}, transaction_id {order}, change_seq {order}"
+        f"select source_system, log_stream, capture, sql_dialect, change_id, transaction_id, "
+        f"commit_position, commit_ts, operation, table_schema, table_name, "
+        f"{direction}_sql as statement, statement_warnings "
+        f"from {TABLE} where {selection.where()} order by source_system, log_stream, "
+        f"commit_position {order}, transaction_id {order}, change_seq {order}"
     ).toLocalIterator()
-    what = "backs out" if direction == "undo" else "applies again"
-    out.write(
-        f"-- logmart {direction.upper()} script ({log.dialect}): {what} {log.changes} change(s) "
-        f"of {log.transactions} transaction(s), {selection.describe()}\n"
-        f"-- source {log.source_system}, log stream {log.log_stream} (capture(s) "
-        f"{', '.join(log.captures)}); from {TABLE}\n"
-    )
-    for line in header:
-        out.write(f"-- {line}\n")
-    for warning in log.warnings:
-        out.write(f"-- note: {warning}\n")
-    for line in _statements(rows, direction, later_changes or {}):
-        out.write(line + "\n")
+    tally = _Tally()
+    with tempfile.SpooledTemporaryFile(SPOOL_BYTES, "w+", encoding="utf-8") as statements:
+        for line in _statements(tally.counted(rows), direction, later_changes or {}):
+            statements.write(line + "\n")
+        log = tally.log(selection)
+        what = "backs out" if direction == "undo" else "applies again"
+        out.write(
+            f"-- logmart {direction.upper()} script ({log.dialect}): {what} {log.changes} "
+            f"change(s) of {log.transactions} transaction(s), {selection.describe()}\n"
+            f"-- source {log.source_system}, log stream {log.log_stream} (capture(s) "
+            f"{', '.join(log.captures)}); from {TABLE}\n"
+        )
+        for line in header:
+            out.write(f"-- {line}\n")
+        for warning in log.warnings:
+            out.write(f"-- note: {warning}\n")
+        statements.seek(0)
+        shutil.copyfileobj(statements, out)
     out.write("-- end: review the statements above, then COMMIT (or ROLLBACK)\n")
     return log.changes
 

@@ -138,3 +138,54 @@ def test_sql_command_errors_are_one_line(demo, capsys):
     code = cli.main(["sql", "undo", "--since", "2000-01-01", "--warehouse", str(demo.warehouse)])
     err = capsys.readouterr().err
     assert code == 2 and "more than one log stream; choose one with --source" in err
+
+
+def test_a_script_of_no_log_or_of_several_is_an_error_and_writes_nothing(spark, demo):
+    """write_script counts the header from the rows it writes (one query): a selection in no
+    log, or in several, raises as `one_log` does and leaves the output untouched."""
+    import io
+
+    from udfs.change_sql import Selection, one_log, write_script
+    from udfs.errors import LogmartError
+
+    logs = spark.sql(
+        "select distinct source_system, log_stream from marts.fct_change_sql "
+        "where generated_by is null order by source_system, log_stream"
+    ).collect()
+    assert len(logs) > 1
+    for selection in (Selection(transaction="no-such-transaction"), Selection()):
+        with pytest.raises(LogmartError) as expected:
+            one_log(spark, selection)
+        out = io.StringIO()
+        with pytest.raises(LogmartError) as raised:
+            write_script(spark, "undo", selection, out)
+        assert str(raised.value) == str(expected.value)
+        assert out.getvalue() == ""
+    named = ", ".join(f"--source {row[0]} --stream {row[1]}" for row in logs)
+    assert str(raised.value).endswith(f"choose one with {named}")
+
+
+def test_a_script_header_counts_what_the_script_holds(spark, demo):
+    """The header's counts, captures and notes are those of `one_log` over the same rows."""
+    import io
+
+    from udfs.change_sql import Selection, one_log, write_script
+
+    system, stream = spark.sql(
+        "select source_system, log_stream from marts.fct_change_sql "
+        "group by all order by count(*) desc limit 1"
+    ).first()
+    selection = Selection(source_system=system, log_stream=stream)
+    log = one_log(spark, selection)
+    out = io.StringIO()
+    assert write_script(spark, "redo", selection, out) == log.changes
+    lines = out.getvalue().splitlines()
+    assert f"{log.changes} change(s) of {log.transactions} transaction(s)" in lines[0]
+    assert f"({log.dialect})" in lines[0]
+    assert lines[1].startswith(f"-- source {system}, log stream {stream} (capture(s) "
+                               f"{', '.join(log.captures)}); ")  # fmt: skip
+    notes = [line.removeprefix("-- note: ") for line in lines if line.startswith("-- note: ")]
+    assert notes == log.warnings
+    transactions = [line for line in lines if line.startswith("-- transaction ")]
+    assert len(transactions) == log.transactions
+    assert lines[-1].startswith("-- end: review")
