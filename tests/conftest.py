@@ -172,8 +172,12 @@ def spark(spark_jvm: None, warehouse: Path) -> Iterator[SparkSession]:
 def own_warehouse(spark_jvm: None) -> None:
     """For a module whose fixture builds a warehouse of its own on the run's JVM: its tests run
     before any test of the shared session (one session at a time in a JVM)."""
+    _before_the_shared_session("an own_warehouse test")
+
+
+def _before_the_shared_session(what: str) -> None:
     if SparkSession._instantiatedSession is not None:
-        pytest.fail("the shared session is already running: an own_warehouse test must run first")
+        pytest.fail(f"the shared session is already running: {what} must run first")
 
 
 @pytest.fixture(scope="session")
@@ -185,8 +189,7 @@ def stream_scenario(spark_jvm: None, tmp_path_factory: pytest.TempPathFactory) -
     they run before the shared session)."""
     from tests.incremental.scenario import main
 
-    if SparkSession._instantiatedSession is not None:
-        pytest.fail("the shared session is already running: the scenario must run first")
+    _before_the_shared_session("the incremental scenario")
     work = tmp_path_factory.mktemp("incremental")
     main(work)
     return json.loads((work / "result.json").read_text())

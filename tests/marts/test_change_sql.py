@@ -10,6 +10,7 @@ changes (create, alter, rename, drop) are left out: replaying them needs the DDL
 
 from __future__ import annotations
 
+import io
 import json
 import re
 
@@ -26,6 +27,8 @@ from tests.marts.oracle import (
 )
 from tests.replay import replay, truth_tables
 from udfs import cli
+from udfs.change_sql import Selection, one_log, write_script
+from udfs.errors import LogmartError
 
 duckdb = pytest.importorskip("duckdb")
 
@@ -143,11 +146,6 @@ def test_sql_command_errors_are_one_line(demo, capsys):
 def test_a_script_of_no_log_or_of_several_is_an_error_and_writes_nothing(spark, demo):
     """write_script counts the header from the rows it writes (one query): a selection in no
     log, or in several, raises as `one_log` does and leaves the output untouched."""
-    import io
-
-    from udfs.change_sql import Selection, one_log, write_script
-    from udfs.errors import LogmartError
-
     logs = spark.sql(
         "select distinct source_system, log_stream from marts.fct_change_sql "
         "where generated_by is null order by source_system, log_stream"
@@ -167,10 +165,6 @@ def test_a_script_of_no_log_or_of_several_is_an_error_and_writes_nothing(spark, 
 
 def test_a_script_header_counts_what_the_script_holds(spark, demo):
     """The header's counts, captures and notes are those of `one_log` over the same rows."""
-    import io
-
-    from udfs.change_sql import Selection, one_log, write_script
-
     system, stream = spark.sql(
         "select source_system, log_stream from marts.fct_change_sql "
         "group by all order by count(*) desc limit 1"
