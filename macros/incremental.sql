@@ -10,10 +10,6 @@
     with. A build computes only the captures whose fingerprint is not yet a partition (new or
     changed captures) and its pre-hook drops the partitions whose fingerprint is no longer
     current (a capture that changed or is gone), so the table always equals a full rebuild.
-    The partitions, not the rows, say which captures are built: a model where a capture
-    often gives no rows (int_logmaster_records_quarantined: nothing to quarantine) adds
-    `post_hook="{{ remember_built_captures('db2luw', 'settings') }}"`, an empty partition for
-    each such capture, so that the next build does not compute it again.
 
         {{ config(
             materialized='incremental',
@@ -41,26 +37,11 @@
     from {{ ref('stg_logmart__captures') }}
     where
         source_system = '{{ source_system }}'
-        {%- if execute and is_incremental() %}
-            {%- set built = built_fingerprints() %}
-            {%- if built | length > 0 %}
+        {%- if is_incremental() %}
             and {{ capture_fingerprint_expression(settings) }} not in (
-                {%- for fingerprint in built -%}
-                    {{ logmart_string_literal(fingerprint) }}{{ ", " if not loop.last }}
-                {%- endfor -%}
+                select distinct capture_fingerprint from {{ this }}
             )
-            {%- endif %}
         {%- endif %}
-{%- endmacro %}
-
-{#- The fingerprints of the captures this model has computed: its partitions, an empty one
-    included (remember_built_captures). One metastore call, no scan. -#}
-{% macro built_fingerprints() -%}
-    {%- set fingerprints = [] -%}
-    {%- for partition in run_query('show partitions ' ~ this).columns[0].values() -%}
-        {%- do fingerprints.append(partition.split('=', 1)[1]) -%}
-    {%- endfor -%}
-    {{- return(fingerprints) -}}
 {%- endmacro %}
 
 {#- A predicate on `column` (a capture) keeping the captures to compute, as literals so that
@@ -83,22 +64,19 @@
     {%- endif -%}
 {%- endmacro %}
 
-{#- The fingerprints of the current captures of `source_system`. -#}
-{% macro current_fingerprints(source_system, settings) -%}
-    {%- set current_sql -%}
-        select {{ capture_fingerprint_expression(settings) }}
-        from {{ ref('stg_logmart__captures') }}
-        where source_system = '{{ source_system }}'
-    {%- endset -%}
-    {{- return(run_query(current_sql).columns[0].values() | list) -}}
-{%- endmacro %}
-
 {#- Pre-hook: drop the partitions whose fingerprint is no longer that of a current capture.
     Runs its statements itself and renders nothing. -#}
 {% macro drop_stale_capture_partitions(source_system, settings) %}
     {%- if execute and is_incremental() -%}
-        {%- set current = current_fingerprints(source_system, settings) -%}
-        {%- for fingerprint in built_fingerprints() -%}
+        {%- set current_sql -%}
+            select {{ capture_fingerprint_expression(settings) }}
+            from {{ ref('stg_logmart__captures') }}
+            where source_system = '{{ source_system }}'
+        {%- endset -%}
+        {%- set current = run_query(current_sql).columns[0].values() | list -%}
+        {%- set partitions = run_query('show partitions ' ~ this).columns[0].values() -%}
+        {%- for partition in partitions -%}
+            {%- set fingerprint = partition.split('=', 1)[1] -%}
             {%- if fingerprint not in current -%}
                 {%- do run_query(
                     'alter table ' ~ this ~ ' drop if exists partition (capture_fingerprint = '
@@ -106,31 +84,6 @@
                 ) -%}
             {%- endif -%}
         {%- endfor -%}
-    {%- endif -%}
-{% endmacro %}
-
-{#- Post-hook: an empty partition for each current capture that gave the model no rows, so
-    that captures_to_build counts it as built. Runs its statement itself and renders nothing. -#}
-{% macro remember_built_captures(source_system, settings) %}
-    {%- if execute -%}
-        {%- set built = built_fingerprints() -%}
-        {%- set missing = [] -%}
-        {%- for fingerprint in current_fingerprints(source_system, settings) -%}
-            {%- if fingerprint not in built -%}
-                {%- do missing.append(fingerprint) -%}
-            {%- endif -%}
-        {%- endfor -%}
-        {%- if missing | length > 0 -%}
-            {%- set partitions = [] -%}
-            {%- for fingerprint in missing -%}
-                {%- do partitions.append(
-                    'partition (capture_fingerprint = ' ~ logmart_string_literal(fingerprint) ~ ')'
-                ) -%}
-            {%- endfor -%}
-            {%- do run_query(
-                'alter table ' ~ this ~ ' add if not exists ' ~ partitions | join(' ')
-            ) -%}
-        {%- endif -%}
     {%- endif -%}
 {% endmacro %}
 

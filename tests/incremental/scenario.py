@@ -45,13 +45,9 @@ COPIES = [
 INCREMENTAL_MODELS = [
     "int_logmaster_changes_reassembled",
     "int_logmaster_row_images_decoded",
-    "int_logmaster_records_read",
     "int_db2luw_row_images_decoded",
     "int_soliddb_row_images_decoded",
 ]
-# Incremental models whose partitions are listed too: a capture that gives one of them no rows
-# (nothing quarantined) is an empty partition (macro remember_built_captures).
-PARTITIONS_LISTED = [*INCREMENTAL_MODELS, "int_logmaster_records_quarantined"]
 BUILD_TIME_COLUMNS = {"loaded_at"}
 # The marts kept of a build (all of them when not named here): the tests compare the others'
 # marts, of the first's only its transactions (the transactions open at the cut), and of the
@@ -116,13 +112,6 @@ def snapshot(
             capture: {"fingerprint": fingerprint, "parts": files}
             for (capture, fingerprint), files in parts.items()
         }
-    partitions = {
-        model: sorted(
-            r[0].split("=", 1)[1]
-            for r in spark.sql(f"show partitions intermediate.{model}").collect()
-        )
-        for model in PARTITIONS_LISTED
-    }
     marts = {}
     for table in spark.catalog.listTables("marts"):
         if table.isTemporary:  # views are marts too (fct_changes is one): compared as well
@@ -140,8 +129,7 @@ def snapshot(
         f"select distinct input_file_name() as part from raw.{name}").collect())
         for name in ("files", "captures")}  # fmt: skip
     return {"load": load, "seconds": round(seconds, 1), "files": files, "raw": raw_parts,
-            "listing": listing, "models": models, "partitions": partitions,
-            "marts": marts}  # fmt: skip
+            "listing": listing, "models": models, "marts": marts}  # fmt: skip
 
 
 def stream_tools(spark: SparkSession, generated: dict[str, Any]) -> dict[str, Any]:

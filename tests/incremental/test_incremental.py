@@ -90,19 +90,6 @@ def test_incremental_models_recompute_only_captures_that_changed(scenario):
         assert set(second["models"][model]) == set(captures), model
 
 
-def test_each_current_capture_is_a_partition_even_with_nothing_quarantined(scenario):
-    # int_logmaster_records_quarantined has the decode settings of the row images, so the
-    # same fingerprints; a capture with nothing quarantined is an empty partition, which the
-    # next build counts as built instead of computing it again
-    for name in ("first", "second", "snapshots", "scratch"):
-        build = scenario["builds"][name]
-        images = build["models"]["int_logmaster_row_images_decoded"]
-        fingerprints = sorted(capture["fingerprint"] for capture in images.values())
-        assert len(fingerprints) == len(images) > 0, name
-        assert build["partitions"]["int_logmaster_records_quarantined"] == fingerprints, name
-        assert build["partitions"]["int_logmaster_row_images_decoded"] == fingerprints, name
-
-
 def test_building_the_same_folder_again_decodes_nothing_and_changes_nothing(scenario):
     second, again = scenario["builds"]["second"], scenario["builds"]["again"]
     assert again["load"]["mode"] == "incremental"

@@ -1,47 +1,23 @@
 -- Every Log Master record that could not be decoded, one row per record, with the stage that
 -- rejected it and the reason: the header (framing, layout), a record read twice, segment
 -- reassembly, an unknown change type, or the row images.
--- Incremental by capture (macros/incremental.sql): what rejects a record is in its own
--- capture (records read twice are found within a capture), so a build reads only new or
--- changed extracts; a capture with nothing to quarantine is kept as an empty partition. The
--- fingerprint takes the row images' decode settings, which change what fails at stage
--- `row_image`.
 {{ config(enabled=logmart_source_enabled('logmaster')) }}
-{{ config(
-    materialized='incremental',
-    incremental_strategy='insert_overwrite',
-    partition_by=['capture_fingerprint'],
-    on_schema_change='fail',
-    pre_hook="{{ drop_stale_capture_partitions('db2zos', decode_settings('logmaster')) }}",
-    post_hook="{{ remember_built_captures('db2zos', decode_settings('logmaster')) }}"
-) }}
-{%- set settings = decode_settings('logmaster') %}
-{#- one query on an incremental run, for the four inputs -#}
-{%- set capture_filter = captures_to_build_filter('db2zos', settings) %}
 with
-
-captures as (
-    {{ captures_to_build('db2zos', settings) }}
-),
 
 control_records as (
     select * from {{ ref('stg_logmaster__control_records') }}
-    where {{ capture_filter }}
 ),
 
 data_records as (
     select * from {{ ref('stg_logmaster__lldf') }}
-    where {{ capture_filter }}
 ),
 
 reassembled as (
     select * from {{ ref('int_logmaster_changes_reassembled') }}
-    where {{ capture_filter }}
 ),
 
 row_images as (
     select * from {{ ref('int_logmaster_row_images_decoded') }}
-    where {{ capture_filter }}
 ),
 
 change_types as (
@@ -158,15 +134,12 @@ all_failures as (
 
 select
     'db2zos' as source_system,
-    all_failures.capture,
-    all_failures.source_file,
-    all_failures.raw_offset,
-    all_failures.record_length,
-    all_failures.record_bytes,
-    all_failures.record_type,
-    all_failures.stage,
-    all_failures.reason,
-    captures.capture_fingerprint
+    capture,
+    source_file,
+    raw_offset,
+    record_length,
+    record_bytes,
+    record_type,
+    stage,
+    reason
 from all_failures
-inner join captures
-    on all_failures.capture = captures.capture

@@ -34,9 +34,7 @@ repeated_records as (
 copies as (
     -- the repeated keys (usually none; one row per key read twice) are broadcast, so the
     -- records are joined where they are read and never shuffled: a shuffle of every record,
-    -- bytes and images, cost each of the view's three readers seconds at 1M records.
-    -- `capture` (never null: the loader names every record's capture) joins with `=`, so a
-    -- reader's filter on the captures it builds reaches the aggregate's scan too
+    -- bytes and images, cost each of the view's three readers seconds at 1M records
     select /*+ broadcast(repeated_records) */
         source.*,
         concat(source.source_file, ' offset ', source.raw_offset) as this_copy,
@@ -51,7 +49,7 @@ copies as (
     from source
     left join repeated_records
         on
-            source.capture = repeated_records.capture
+            source.capture <=> repeated_records.capture
             and source.uorid <=> repeated_records.uorid
             and source.logrba <=> repeated_records.logrba
             and source.loglrsn <=> repeated_records.loglrsn
