@@ -15,11 +15,13 @@ repeated_records as (
     -- an aggregate over the key columns, not a window over whole records
     select
         capture,
-        log_stream_id,
-        lsn,
+        -- a null as a value no record takes, joined with = (as in stg_logmaster__lldf: Spark
+        -- then drops the join for a reader that takes none of its columns)
+        coalesce(log_stream_id, -1) as log_stream_id_key,
+        coalesce(lsn, -1) as lsn_key,
         min(named_struct('source_file', source_file, 'raw_offset', raw_offset)) as first_copy
     from source
-    group by capture, log_stream_id, lsn
+    group by capture, log_stream_id_key, lsn_key
     having count(*) > 1
 ),
 
@@ -42,9 +44,10 @@ copies as (
     from source
     left join repeated_records
         on
-            source.capture <=> repeated_records.capture
-            and source.log_stream_id <=> repeated_records.log_stream_id
-            and source.lsn <=> repeated_records.lsn
+            -- capture: never null (the loader names every record's capture)
+            source.capture = repeated_records.capture
+            and coalesce(source.log_stream_id, -1) = repeated_records.log_stream_id_key
+            and coalesce(source.lsn, -1) = repeated_records.lsn_key
 ),
 
 renamed as (

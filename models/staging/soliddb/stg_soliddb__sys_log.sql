@@ -41,7 +41,9 @@ source as (
     from sys_log
     left join repeated_rows
         on
-            sys_log.capture <=> repeated_rows.capture
+            -- plain = (capture is never null): Spark then drops the join for a reader that
+            -- takes none of its columns (stg_logmaster__lldf)
+            sys_log.capture = repeated_rows.capture
             and sys_log.logaddr = repeated_rows.logaddr
 ),
 
