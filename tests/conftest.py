@@ -19,13 +19,14 @@ import os
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from pyspark.sql import SparkSession
 
+from tests import background
 from udfs.session import one_jvm, spark_session
 
 # Small but complete workloads: every scripted case of each generator, built in one go.
@@ -51,6 +52,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    background.stop_all()
     maker = _RUN_CACHE.get("maker")
     if isinstance(maker, subprocess.Popen) and maker.poll() is None:
         maker.kill()
@@ -67,11 +69,18 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Start making the class archive when the run has a Spark test (marker `spark`; a run of
     unit tests starts no JVM), in the background: the tests without Spark, which run first
-    (pytest_collection_modifyitems), keep one core busy, and the maker takes the other."""
+    (pytest_collection_modifyitems), keep one core busy, and the maker takes the other. Then
+    the background jobs the collected tests wait for (tests/background.py): one that starts a
+    JVM once the archive is made."""
     from udfs.class_archive import start_in_foreground
 
     if any(item.get_closest_marker("spark") for item in session.items):
         _RUN_CACHE["maker"] = start_in_foreground()
+    maker = _RUN_CACHE.get("maker")
+    jobs = {mark.args[0] for item in session.items for mark in item.iter_markers("waits_for")}
+    folder = Path(tempfile.mkdtemp(prefix="jobs-", dir=_RUN_CACHE["folder"]))
+    archive_made = maker.wait if isinstance(maker, subprocess.Popen) else lambda: None
+    background.begin(folder, jobs, archive_made)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -96,12 +105,12 @@ def wait_for_class_archive() -> None:
         pytest.fail(str(_RUN_CACHE["failed"]))
 
 
-def environment_without_settings() -> dict[str, str]:
-    """This process's environment without logmart's settings (LOGMART_*), for a `logmart`
-    command that must run on its defaults; the run's parse cache stays."""
+def environment_without_settings(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """This process's environment (or `environ`) without logmart's settings (LOGMART_*), for
+    a `logmart` command that must run on its defaults; the run's parse cache stays."""
     return {
         name: value
-        for name, value in os.environ.items()
+        for name, value in (os.environ if environ is None else environ).items()
         if not name.startswith("LOGMART_") or name == "LOGMART_CACHE_DIR"
     }
 
@@ -198,8 +207,10 @@ def stream_scenario(spark_jvm: None, tmp_path_factory: pytest.TempPathFactory) -
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Every test that uses the `spark` fixture (or the run's JVM) is a `spark` test
     (`-m "not spark"` skips it). The tests without Spark run first, beside the class archive's
-    maker; then the tests of the modules with a warehouse of their own, then the others (each
-    kind keeps the order it was collected in)."""
+    maker; then the tests of the modules with a warehouse of their own, then the others, and
+    last the tests that wait for a background job (marker `waits_for`: tests/background.py),
+    so that the job has the whole run to finish in (each kind keeps the order it was
+    collected in)."""
     for item in items:
         if "spark_jvm" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.spark)
@@ -207,6 +218,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 def _run_order(item: pytest.Item) -> int:
+    if item.get_closest_marker("waits_for") is not None:
+        return 3
     if item.get_closest_marker("spark") is None:
         return 0
     return 1 if "own_warehouse" in getattr(item, "fixturenames", ()) else 2

@@ -7,6 +7,9 @@ The build runs as a subprocess so that its warehouse is not the test session's (
 the `demo` build owns); its tables are read back as the Parquet files they are. Not on the test
 run's JVM (`run_logmart`, as the capture settings' builds): there this build took 222 s against
 192 s in a JVM of its own, whose small profile compiles with C1 only (docs/performance.md).
+It is a background job of the run (tests/background.py): it starts once the class archive is
+made, at the lowest CPU priority, and takes the CPU the other tests leave idle; these tests run
+last and wait for what is left of it.
 """
 
 from __future__ import annotations
@@ -22,11 +25,12 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from tests import background
 from tests.conftest import environment_without_settings
 from tests.faults import damage as d
 from tests.faults.cases import CASES, write_all
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.waits_for("fault_matrix")]
 
 REPO = Path(__file__).resolve().parents[2]
 CASE = {case.name: case for case in CASES}
@@ -88,36 +92,50 @@ def read(exported: Path, table: str, columns: list[str] | None = None) -> list[d
     return pq.read_table(exported / table, columns=columns).to_pylist()
 
 
-@pytest.fixture(scope="module")
-def matrix(tmp_path_factory: pytest.TempPathFactory) -> Matrix:
-    raw = tmp_path_factory.mktemp("faults-raw")
-    warehouse = tmp_path_factory.mktemp("faults-warehouse")
+def start_matrix_build(folder: Path, environ: dict[str, str]):
+    """The job `fault_matrix` (tests/background.py): every case written under `folder`, then
+    the build and export started; returns the function that waits for them."""
+    raw, warehouse, exported = folder / "raw", folder / "warehouse", folder / "export"
     with tempfile.TemporaryDirectory() as scratch:
         facts = write_all(raw, Path(scratch))
-    exported = warehouse.with_name(warehouse.name + "-export")
-    result = subprocess.run(
+    finish = background.spawn(
+        "fault_matrix",
         # `logmart build` as its console script runs it (udfs.cli.main), then the export;
         # dbt's unit tests test the SQL, not the logs: the demo build runs them
         [sys.executable, "-c", BUILD_AND_EXPORT, str(warehouse), str(exported), "--raw", str(raw),
          "--", "--exclude-resource-type", "unit_test"],
-        capture_output=True, text=True, env=environment_without_settings(), cwd=REPO,
-        timeout=1800,
+        env=environment_without_settings(environ), cwd=REPO, timeout=1800,
     )  # fmt: skip
-    assert result.returncode == 0, result.stderr[-3000:]
-    return Matrix(
-        raw,
-        warehouse,
-        facts,
-        result,
-        read(exported, "marts.quarantine"),
-        read(exported, "marts.reconciliation"),
-        read(exported, "marts.fct_changes",
-             ["capture", "transaction_id", "log_position", "operation", "disposition",
-              "table_name", "raw_file", "raw_offset"]),
-        read(exported, "marts.fct_transactions", ["capture", "transaction_id", "disposition"]),
-        read(exported, "raw.logmaster_control_records",
-             ["capture", "source_file", "raw_offset", "record_type", "decode_error"]),
-    )  # fmt: skip
+
+    def matrix() -> Matrix:
+        result = finish()
+        assert result.returncode == 0, result.stderr[-3000:]
+        return Matrix(
+            raw,
+            warehouse,
+            facts,
+            result,
+            read(exported, "marts.quarantine"),
+            read(exported, "marts.reconciliation"),
+            read(exported, "marts.fct_changes",
+                 ["capture", "transaction_id", "log_position", "operation", "disposition",
+                  "table_name", "raw_file", "raw_offset"]),
+            read(exported, "marts.fct_transactions", ["capture", "transaction_id", "disposition"]),
+            read(exported, "raw.logmaster_control_records",
+                 ["capture", "source_file", "raw_offset", "record_type", "decode_error"]),
+        )  # fmt: skip
+
+    return matrix
+
+
+# In the background from the run's start, on the CPU the other tests leave idle: these tests
+# run last, when it is (mostly) done (tests/background.py).
+background.register("fault_matrix", start_matrix_build, needs_jvm=True)
+
+
+@pytest.fixture(scope="module")
+def matrix() -> Matrix:
+    return background.result("fault_matrix")
 
 
 # --- every case ----------------------------------------------------------------------------------
