@@ -106,12 +106,17 @@ def result(name: str) -> Any:
 
 
 def stop_all() -> None:
-    """Kill what is still running (a run stopped early, or a job nobody waited for)."""
-    for job in _JOBS.values():
-        for process in job.processes:
-            if process.poll() is None:
-                os.killpg(process.pid, signal.SIGKILL)  # its JVMs and workers too
-                process.wait()
+    """Stop what is still running (a run stopped early, or a job nobody waited for): each
+    job's process group, asked first (a job may have processes of its own to stop)."""
+    running = [p for job in _JOBS.values() for p in job.processes if p.poll() is None]
+    for process in running:
+        os.killpg(process.pid, signal.SIGTERM)
+    for process in running:
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
 
 
 NICE = ("nice", "-n", "19") if shutil.which("nice") else ()
@@ -126,12 +131,15 @@ def spawn(
     timeout: float,
 ) -> Callable[[], subprocess.CompletedProcess]:
     """`argv` started now at the lowest CPU priority, its output in files (a pipe nobody
-    reads would stop it); the returned function waits for it (at most `timeout` seconds from
-    its start) and gives its exit code and output, as `subprocess.run` would."""
+    reads would stop it), in a process group of its own but in this session: Linux schedules
+    each session as a group of its own (autogroup), whatever the nice value of its processes,
+    so a job in a new session would take half the CPU from the tests. The returned function
+    waits for it (at most `timeout` seconds from its start) and gives its exit code and
+    output, as `subprocess.run` would."""
     out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()
     process = subprocess.Popen(
         [*NICE, *argv], stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=dict(env),
-        cwd=cwd, start_new_session=True,
+        cwd=cwd, process_group=0,
     )  # fmt: skip
     _JOBS[name].processes.append(process)
     deadline = time.monotonic() + timeout
