@@ -63,8 +63,8 @@ def _wait_for(what: str, ready, procs: list[subprocess.Popen], logs: list[Path])
         try:
             if ready():
                 return
-        except OSError:
-            pass  # not listening yet
+        except (OSError, ValueError):
+            pass  # not listening yet, or its first answers empty (seen on a busy machine)
         time.sleep(0.5)
     tails = "\n".join(f"--- {log}\n{log.read_text()[-3000:]}" for log in logs if log.exists())
     raise RuntimeError(f"{what} did not come up within {START_TIMEOUT} s\n{tails}")
