@@ -5,9 +5,11 @@ so every test that needs Spark shares the session-scoped `spark` fixture (wareho
 folder), on the run's one JVM (`spark_jvm`). The scenarios that build warehouses of their own
 (fixture `own_warehouse`: the incremental scenario with its snapshots, the capture settings' builds)
 run on that JVM before the shared session starts; a whole `logmart` command among them runs in
-this process too (`run_logmart`). Tests that need another Spark process (lock, cluster, no-Java
-runs, the fault matrix's build in a C1-only JVM of its own, a command as a user's shell runs
-it) start it with `subprocess`.
+this process too (`run_logmart`). Tests that need another Spark process (lock, no-Java runs,
+a command as a user's shell runs it) start it with `subprocess`. The three largest commands in
+processes of their own (the fault matrix's build in a C1-only JVM, the cluster's drivers,
+sqlfluff) are background jobs (tests/background.py): they start when collection ends, at the
+lowest CPU priority, and their tests run last.
 """
 
 from __future__ import annotations
