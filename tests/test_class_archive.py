@@ -4,8 +4,6 @@ maker is started, and that a real session maps the archive the suite made (tests
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -109,23 +107,3 @@ def test_a_cache_folder_that_cannot_be_written_costs_the_archive_not_the_command
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
     assert not start_making({"LOGMART_CACHE_DIR": str(blocker / "cache")})
-
-
-LOWER_IN_OWN_SESSION = """
-import os, sys
-from udfs.class_archive import lower_session_priority
-before = lower_session_priority()  # in its parent's session: not its to lower
-os.setsid()  # now it leads a session of its own, as the background maker does
-print(before, lower_session_priority(), open("/proc/self/autogroup").read().split()[-1])
-"""
-
-
-@pytest.mark.skipif(not Path("/proc/self/autogroup").exists(), reason="no Linux autogroup")
-def test_the_maker_lowers_its_own_sessions_priority_and_no_one_elses() -> None:
-    before = Path("/proc/self/autogroup").read_text()
-    done = subprocess.run(
-        [sys.executable, "-c", LOWER_IN_OWN_SESSION], capture_output=True, text=True, timeout=60
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["False", "True", "10"]
-    assert Path("/proc/self/autogroup").read_text() == before  # the test run's session as it was

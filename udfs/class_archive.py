@@ -238,22 +238,6 @@ def _probe(value):  # no type hints: Spark would infer a pandas UDF kind
     return value
 
 
-def lower_session_priority(nice: int = 10) -> bool:
-    """Give this process's session the CPU after the user's commands, when it leads the
-    session (the background maker: `start_making` starts it in a session of its own). Linux
-    schedules each session as a group of its own (autogroup), so a process's nice value only
-    ranks it within its session: a maker in its own session took as much CPU as the user's
-    terminal. True when the session's priority was lowered; a maker in its caller's session (the
-    suite's, the benchmark's) leaves that session's priority alone."""
-    if os.getsid(0) != os.getpid():
-        return False
-    try:
-        Path("/proc/self/autogroup").write_text(str(nice))
-    except OSError:  # not Linux, or autogroup off
-        return False
-    return True
-
-
 def make(path: Path) -> None:
     """Write the archive at `path`: a session on a scratch warehouse whose JVM writes its
     classes at exit, then a move into place. Leaves a `.failed` marker when it could not."""
@@ -263,7 +247,6 @@ def make(path: Path) -> None:
 
     with contextlib.suppress(OSError, AttributeError):
         os.nice(10)  # in the background: the user's next command comes first
-    lower_session_priority()
     lock = _lock(path)
     lock.parent.mkdir(parents=True, exist_ok=True)
     lock.write_text(str(os.getpid()))
