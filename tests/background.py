@@ -1,18 +1,19 @@
 """Work the suite only waits for, run beside the tests on the CPU they leave idle.
 
-The suite is bound by 2 cores, but not all the time: the tests of the shared session leave a
-quarter to a third of the CPU idle (driver round trips, small queries), and the tests without
-Spark one core. A job here is a whole command in processes of its own (the fault matrix's build,
-the cluster build, sqlfluff): it starts as soon as it can, at the lowest CPU priority
-(`nice 19`, which its JVMs and workers inherit), so that it takes what the tests leave and
-hardly slows them down. The tests that read a job's result run last (`waits_for` marker,
-tests/conftest.py), when most of it is done; a run of those tests alone starts the job then.
+The suite is bound by 2 cores, but not all the time: over a whole run the cores are 76-79 %
+busy (the shared session's small queries wait on round trips; the tests without Spark keep one
+core). A job here is a whole command in processes of its own (the fault matrix's build, the
+cluster's drivers, sqlfluff): it starts as soon as it can, in Linux's idle scheduling class
+(`chrt --idle`, else `nice 19`; its JVMs and workers inherit it), so that it takes the CPU the
+tests leave. It still slows them down some (caches, memory; the incremental scenario took 346 s
+beside the jobs against 299 s without, docs/performance.md). The tests that read a job's result
+run last (`waits_for` marker, tests/conftest.py); a run of those tests alone starts the job then.
 
 A test module registers its job at import (`register`) and marks its tests with
 `pytest.mark.waits_for(NAME)`; conftest starts the jobs of the collected tests when
-collection ends, or, for a job that starts a JVM (`needs_jvm`), once the class archive is
-made (a JVM started before it would run without the archive). `result(NAME)` waits for a
-job and gives what its `start` function's finisher returns.
+collection ends, a job that starts a JVM (`needs_jvm`) once the class archive is made (a JVM
+started before it would run without the archive). `result(NAME)` waits for a job and gives what
+its `start` function's finisher returns.
 """
 
 from __future__ import annotations
@@ -119,8 +120,9 @@ def stop_all() -> None:
             process.wait()
 
 
-# Linux's idle scheduling class: a job runs only when a core has nothing else to run (nice 19
-# still took a share: the scenarios before it ran a fifth slower). Else nice 19.
+# Linux's idle scheduling class: a job runs when a core has nothing else to run, but for a sliver.
+# Else nice 19, which leaves the tests less: the incremental scenario took 365 s beside nice-19
+# jobs, 346 s beside idle-class ones, 299 s alone (one run each, one hour).
 NICE = (
     ("chrt", "--idle", "0")
     if shutil.which("chrt")

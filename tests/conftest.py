@@ -8,8 +8,8 @@ run on that JVM before the shared session starts; a whole `logmart` command amon
 this process too (`run_logmart`). Tests that need another Spark process (lock, no-Java runs,
 a command as a user's shell runs it) start it with `subprocess`. The three largest commands in
 processes of their own (the fault matrix's build in a C1-only JVM, the cluster's drivers,
-sqlfluff) are background jobs (tests/background.py): they start when collection ends, at the
-lowest CPU priority, and their tests run last.
+sqlfluff) are background jobs (tests/background.py): they start when collection ends, in the
+idle scheduling class, and their tests run last.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """logmart on a real standalone Spark cluster on this machine (127.0.0.1 only).
 
-`on_cluster` starts a master and one worker from the PySpark wheel (`bin/spark-class`), runs
+`run_on_cluster` starts a master and one worker from the PySpark wheel (`bin/spark-class`), runs
 two drivers on it (a probe, `logmart build --master`, then `logmart query` on what it built),
 and always kills both. It all runs as a background job of the test run
-(tests/background.py: `python -m tests.test_cluster FOLDER`, at the lowest CPU priority, on the
+(tests/background.py: `python -m tests.test_cluster FOLDER`, in the idle scheduling class, on the
 CPU the other tests leave idle); the tests below run last and check what it recorded. The
 drivers are processes of their own: a process has one SparkContext.
 """
@@ -31,7 +31,7 @@ from udfs.session import resolve_java
 pytestmark = [pytest.mark.cluster, pytest.mark.spark, pytest.mark.waits_for("cluster")]
 
 SPARK_HOME = Path(pyspark.__file__).resolve().parent
-# seconds for master and worker to come up on a busy 2-core machine, at the lowest priority
+# seconds for master and worker to come up on a busy 2-core machine, in the idle class
 START_TIMEOUT = 900
 REPO = Path(__file__).resolve().parents[1]
 

@@ -8,7 +8,7 @@ the `demo` build owns); its tables are read back as the Parquet files they are. 
 run's JVM (`run_logmart`, as the capture settings' builds): there this build took 222 s against
 192 s in a JVM of its own, whose small profile compiles with C1 only (docs/performance.md).
 It is a background job of the run (tests/background.py): it starts once the class archive is
-made, at the lowest CPU priority, and takes the CPU the other tests leave idle; these tests run
+made, in the idle scheduling class, and takes the CPU the other tests leave; these tests run
 last and wait for what is left of it.
 """
 
@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -92,7 +93,7 @@ def read(exported: Path, table: str, columns: list[str] | None = None) -> list[d
     return pq.read_table(exported / table, columns=columns).to_pylist()
 
 
-def start_matrix_build(folder: Path, environ: dict[str, str]):
+def start_matrix_build(folder: Path, environ: dict[str, str]) -> Callable[[], Matrix]:
     """The job `fault_matrix` (tests/background.py): every case written under `folder`, then
     the build and export started; returns the function that waits for them."""
     raw, warehouse, exported = folder / "raw", folder / "warehouse", folder / "export"
