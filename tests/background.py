@@ -44,12 +44,12 @@ class _Job:
     done: Any = None
     failed: BaseException | None = None
     started: threading.Event = field(default_factory=threading.Event)
+    ready: threading.Event = field(default_factory=threading.Event)  # finish or failed is set
 
 
 _JOBS: dict[str, _Job] = {}
 _FOLDER: dict[str, Path] = {}
 _ENVIRON: dict[str, str] = {}
-_LOCK = threading.Lock()
 
 
 def register(name: str, start: Start, *, needs_jvm: bool) -> None:
@@ -79,8 +79,8 @@ def _start(name: str, job: _Job, first: Callable[[], Any] | None = None) -> None
     except BaseException as failed:  # raised again in the test that waits
         job.failed = failed
         finish = None
-    with _LOCK:
-        job.finish = finish
+    job.finish = finish
+    job.ready.set()
 
 
 def result(name: str) -> Any:
@@ -91,11 +91,7 @@ def result(name: str) -> Any:
         _FOLDER.setdefault("root", Path(tempfile.mkdtemp(prefix="logmart-jobs-")))
         job.started.set()
         _start(name, job)
-    while True:
-        with _LOCK:
-            if job.finish is not None or job.failed is not None:
-                break
-        time.sleep(0.2)
+    job.ready.wait()
     if job.failed is None and job.done is None:
         try:
             job.done = job.finish()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -29,7 +30,9 @@ def test_python_is_ruff_clean():
     assert formatted.returncode == 0, formatted.stdout[-6000:] + formatted.stderr[-2000:]
 
 
-def start_sqlfluff(folder: Path, environ: dict[str, str]):
+def start_sqlfluff(
+    folder: Path, environ: dict[str, str]
+) -> Callable[[], subprocess.CompletedProcess]:
     """The job `sqlfluff` (tests/background.py): the lint started; returns its finisher.
     .sqlfluff: jinja templater with dbt's builtins and our macros, no database needed; one
     process per core (143 s -> 68 s on the 2-core machine, when it ran alone)."""
