@@ -12,8 +12,10 @@ unreconciled_files as (
         source_file,
         cast(null as bigint) as raw_offset,
         concat(
-            'records read ', records_read, ' != decoded ', records_decoded,
-            ' + quarantined ', records_quarantined
+            -- (a null count would make the whole text null)
+            'records read ', coalesce(cast(records_read as string), 'null'),
+            ' != decoded ', coalesce(cast(records_decoded as string), 'null'),
+            ' + quarantined ', coalesce(cast(records_quarantined as string), 'null')
         ) as problem
     from {{ ref('reconciliation') }}
     where
