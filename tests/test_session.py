@@ -99,6 +99,16 @@ def test_a_small_local_session_compiles_less_and_a_large_or_cluster_one_does_not
         assert "spark.sql.codegen.wholeStage" not in conf
 
 
+def test_a_local_session_runs_the_throughput_collector_and_a_cluster_driver_its_default(
+    tmp_path: Path,
+) -> None:
+    for profile in ("small", "large"):
+        conf = session_conf(tmp_path, "local[2]", profile=profile)
+        assert "-XX:+UseParallelGC" in conf["spark.driver.extraJavaOptions"].split()
+    cluster = session_conf(tmp_path, "spark://127.0.0.1:7077", profile="large")
+    assert "GC" not in cluster["spark.driver.extraJavaOptions"]
+
+
 def _fake_jdk(root: Path, modules: str | None = None) -> Path:
     (root / "bin").mkdir(parents=True)
     java = root / "bin" / "java"
@@ -197,12 +207,18 @@ def test_compiled_expressions_outlast_spark_s_default_hundred(spark: SparkSessio
 
 @pytest.mark.spark
 def test_the_test_session_asks_for_the_large_profile(spark: SparkSession) -> None:
-    """The suite's session lives for the whole run: C2 pays there (tests/conftest.py)."""
+    """The suite's session lives for the whole run: C2 pays there (tests/conftest.py). Like
+    every local session, it runs the parallel collector."""
     assert spark.conf.get("spark.sql.codegen.wholeStage") == "true"
     with dbt_run_settings(spark):  # dbt's run compiles its expressions here
         assert spark.conf.get("spark.sql.codegen.factoryMode") == "FALLBACK"
-    runtime = spark.sparkContext._jvm.java.lang.management.ManagementFactory.getRuntimeMXBean()
-    assert not any("TieredStopAtLevel" in arg for arg in runtime.getInputArguments())
+    management = spark.sparkContext._jvm.java.lang.management.ManagementFactory
+    assert not any(
+        "TieredStopAtLevel" in arg for arg in management.getRuntimeMXBean().getInputArguments()
+    )
+    # the option reached the JVM: its collectors are the parallel ones, not G1's
+    collectors = [bean.getName() for bean in management.getGarbageCollectorMXBeans()]
+    assert collectors == ["PS Scavenge", "PS MarkSweep"], collectors
 
 
 @pytest.mark.spark
