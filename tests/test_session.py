@@ -21,6 +21,7 @@ from udfs.session import (
     driver_memory,
     get_spark,
     java_shim,
+    local_java_options,
     resolve_java,
     session_conf,
     session_profile,
@@ -107,6 +108,16 @@ def test_a_local_session_runs_the_throughput_collector_and_a_cluster_driver_its_
         assert "-XX:+UseParallelGC" in conf["spark.driver.extraJavaOptions"].split()
     cluster = session_conf(tmp_path, "spark://127.0.0.1:7077", profile="large")
     assert "GC" not in cluster["spark.driver.extraJavaOptions"]
+
+
+def test_a_collector_the_user_chose_is_kept() -> None:
+    # the JVM refuses to start with two ("Multiple garbage collectors selected")
+    assert local_java_options({}) == ("-XX:+UseParallelGC",)
+    assert local_java_options({"JAVA_TOOL_OPTIONS": "-Xss4m"}) == ("-XX:+UseParallelGC",)
+    for name in ("JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS"):
+        assert local_java_options({name: "-Xss4m -XX:+UseG1GC"}) == ()
+    submit = '--driver-java-options "-XX:+UseZGC" pyspark-shell'
+    assert local_java_options({"PYSPARK_SUBMIT_ARGS": submit}) == ()
 
 
 def _fake_jdk(root: Path, modules: str | None = None) -> Path:

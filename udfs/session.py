@@ -210,6 +210,18 @@ def local_shuffle_partitions(master: str, cores: int | None = None) -> int:
 # the default G1 over the suite's scenarios on the run's JVM (docs/performance.md,
 # "2026-11-27, afternoon").
 LOCAL_JAVA_OPTIONS = ("-XX:+UseParallelGC",)
+# Where a user already chose a collector: the JVM refuses two ("Multiple garbage collectors
+# selected"), so theirs is kept.
+_CHOSEN_COLLECTOR = re.compile(r"-XX:\+Use\w*GC\b")
+_JAVA_OPTION_VARIABLES = ("JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "PYSPARK_SUBMIT_ARGS")
+
+
+def local_java_options(environ: Mapping[str, str] = os.environ) -> tuple[str, ...]:
+    """LOCAL_JAVA_OPTIONS, unless the environment's Java options already choose a collector."""
+    if any(_CHOSEN_COLLECTOR.search(environ.get(name, "")) for name in _JAVA_OPTION_VARIABLES):
+        return ()
+    return LOCAL_JAVA_OPTIONS
+
 
 # A small workload: below this many bytes of raw input and tables, a local session compiles
 # less (the small profile). Measured on `logmart build` of Log Master extracts
@@ -314,7 +326,7 @@ def session_conf(
         [
             f"-Dderby.system.home={warehouse}",  # derby.log beside the metastore, not in cwd
             f"-Dlog4j2.configurationFile={LOG4J2_CONFIG.as_uri()}",
-            *(LOCAL_JAVA_OPTIONS if is_local_master(master) else ()),
+            *(local_java_options() if is_local_master(master) else ()),
             *(SMALL_PROFILE_JAVA_OPTIONS if small else ()),
             *class_archive.driver_java_options(),
         ]
