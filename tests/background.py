@@ -1,13 +1,14 @@
 """Work the suite only waits for, run beside the tests on the CPU they leave idle.
 
-The suite is bound by 2 cores, but not all the time: over a whole run the cores are 76-79 %
-busy (the shared session's small queries wait on round trips; the tests without Spark keep one
-core). A job here is a whole command in processes of its own (the fault matrix's build, the
-cluster's drivers, sqlfluff): it starts as soon as it can, in Linux's idle scheduling class
-(`chrt --idle`, else `nice 19`; its JVMs and workers inherit it), so that it takes the CPU the
-tests leave. It still slows them down some (caches, memory; the incremental scenario took 346 s
-beside the jobs against 299 s without, docs/performance.md). The tests that read a job's result
-run last (`waits_for` marker, tests/conftest.py); a run of those tests alone starts the job then.
+The suite is bound by 2 cores, but not all the time: over a whole run without these jobs the
+cores were 76-79 % busy (the shared session's small queries wait on round trips; the tests
+without Spark keep one core); with them, 99 %. A job here is a whole command in processes of its
+own (the fault matrix's build, the cluster's drivers, sqlfluff): it starts as soon as it can, in
+Linux's idle scheduling class (`chrt --idle`, else `nice 19`; its JVMs and workers inherit it),
+so that it takes the CPU the tests leave. It still slows them down some (caches, memory; the
+incremental scenario took 346 s beside the jobs against 299 s without, docs/performance.md). The
+tests that read a job's result run last (`waits_for` marker, tests/conftest.py); a run of those
+tests alone starts the job then.
 
 A test module registers its job at import (`register`) and marks its tests with
 `pytest.mark.waits_for(NAME)`; conftest starts the jobs of the collected tests when
@@ -119,13 +120,15 @@ def stop_all() -> None:
 # Linux's idle scheduling class: a job runs when a core has nothing else to run, but for a sliver.
 # Else nice 19, which leaves the tests less: the incremental scenario took 365 s beside nice-19
 # jobs, 346 s beside idle-class ones, 299 s alone (one run each, one hour).
-NICE = (
-    ("chrt", "--idle", "0")
-    if shutil.which("chrt")
-    else ("nice", "-n", "19")
-    if shutil.which("nice")
-    else ()
-)
+def _lowest_priority() -> tuple[str, ...]:
+    if shutil.which("chrt"):
+        return ("chrt", "--idle", "0")
+    if shutil.which("nice"):
+        return ("nice", "-n", "19")
+    return ()
+
+
+NICE = _lowest_priority()
 
 
 def spawn(
