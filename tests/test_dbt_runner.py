@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 from types import SimpleNamespace
@@ -64,6 +65,15 @@ def test_the_callers_own_options_win() -> None:
     args = dbt_args(["run", "-t", "cluster", "--target-path=/elsewhere"], W, P)
     assert args.count("--target") == 0
     assert "/w/dbt/target" not in args
+
+
+def test_threads_are_added_where_the_command_takes_them_unless_the_caller_gives_them() -> None:
+    assert dbt_args(["build"], W, P, threads=2)[-2:] == ["--threads", "2"]
+    assert dbt_args(["parse"], W, P, threads=3)[-2:] == ["--threads", "3"]
+    own = dbt_args(["build", "--threads", "8"], W, P, threads=2)
+    assert own.count("--threads") == 1 and own[own.index("--threads") + 1] == "8"
+    assert "--threads" not in dbt_args(["deps"], W, P, threads=2)  # deps has no --threads
+    assert "--threads" not in dbt_args(["build"], W, P)  # none given: profiles.yml's
 
 
 def _event(name: str, index: int, total: int, status: str = "success") -> SimpleNamespace:
@@ -173,6 +183,10 @@ def test_build_uses_the_sessions_udfs_and_literal_schemas(
         # dbt-spark turns ANSI off on the shared session: a bad cast is NULL, not an error.
         assert spark.conf.get("spark.sql.ansi.enabled") == "false"
         assert [r.bad_cast for r in rows] == [None, None]
+        # a local session: one dbt node per core of the session (udfs.dbt_runner.local_threads)
+        log = (warehouse / "dbt" / "logs" / "dbt.log").read_text(errors="replace")
+        threads = re.findall(r"Concurrency: (\d+) threads", log)[-1]
+        assert int(threads) == spark.sparkContext.defaultParallelism
     finally:
         spark.sql("drop table if exists marts.fct_placeholder")
         spark.sql("drop view if exists staging.stg_placeholder")

@@ -22,7 +22,7 @@ from pyspark.sql import SparkSession
 
 from udfs.cache import cache_dir
 from udfs.errors import LogmartError
-from udfs.session import dbt_run_settings
+from udfs.session import dbt_run_settings, is_local_master
 
 
 def project_dir() -> Path:
@@ -77,11 +77,16 @@ def with_vars(args: Sequence[str], ours: dict) -> list[str]:
 
 
 def dbt_args(
-    args: Sequence[str], warehouse: Path, project: Path, target: str = "local"
+    args: Sequence[str],
+    warehouse: Path,
+    project: Path,
+    target: str = "local",
+    threads: int | None = None,
 ) -> list[str]:
     """The full dbt argument list: `args` plus project, profiles, target and output paths,
-    and the registry of sources as vars (:func:`udfs.sources.dbt_vars`: dbt cannot import
-    Python, and dbt_project.yml names no source).
+    `threads` (when given; else profiles.yml's), and the registry of sources as vars
+    (:func:`udfs.sources.dbt_vars`: dbt cannot import Python, and dbt_project.yml names no
+    source).
 
     Only options the subcommand accepts are added, and never one the caller already gave; a
     var the caller gives wins over the registry's.
@@ -103,10 +108,21 @@ def dbt_args(
         ("--target", target),
         ("--target-path", warehouse / "dbt" / "target"),
         ("--log-path", warehouse / "dbt" / "logs"),
+        ("--threads", threads),
     ):
-        if flag in accepted and flag not in given:
+        if value is not None and flag in accepted and flag not in given:
             extra.extend([flag, str(value)])
     return [*args, *extra]
+
+
+def local_threads(spark: SparkSession) -> int | None:
+    """dbt's threads on a local session: one node per core its tasks run on (None on a
+    cluster: profiles.yml's). On 2 cores, 2 nodes at once took about 5 % less CPU than 4 and
+    no longer, from a demo build to a million records (docs/performance.md, "2026-11-27,
+    evening"): a node's time is mostly the driver's planning, which more nodes than cores only
+    interleave."""
+    context = spark.sparkContext
+    return max(1, context.defaultParallelism) if is_local_master(context.master) else None
 
 
 # LOGMART_DBT_OUTPUT: 'full' prints dbt's own log lines (the default for `logmart dbt`);
@@ -282,7 +298,7 @@ def run_dbt(
     if (output or os.environ.get(OUTPUT_VARIABLE) or "full") == "progress":
         args = [*args, "--quiet"] if "--quiet" not in args and "-q" not in args else list(args)
         callbacks.append(_Progress(sys.stderr))
-    full_args = dbt_args(args, warehouse, project, target)
+    full_args = dbt_args(args, warehouse, project, target, local_threads(spark))
     target_path, cache = _target_path(full_args), parse_cache(project, args=full_args)
     seed_parse(target_path, cache)
     with dbt_run_settings(spark):
