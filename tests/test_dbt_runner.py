@@ -23,6 +23,7 @@ from udfs.dbt_runner import (
     project_dir,
     run_dbt,
     seed_parse,
+    threads_for,
 )
 from udfs.errors import LogmartError
 from udfs.sources import dbt_vars
@@ -74,6 +75,15 @@ def test_threads_are_added_where_the_command_takes_them_unless_the_caller_gives_
     assert own.count("--threads") == 1 and own[own.index("--threads") + 1] == "8"
     assert "--threads" not in dbt_args(["deps"], W, P, threads=2)  # deps has no --threads
     assert "--threads" not in dbt_args(["build"], W, P)  # none given: profiles.yml's
+
+
+def test_a_local_session_runs_a_node_per_core_and_a_cluster_the_profiles_threads() -> None:
+    assert threads_for("local[*]", 2, 2) == 2
+    assert threads_for("local[3]", 3, 8) == 3
+    assert threads_for("local", 1, 8) == 1
+    assert threads_for("local[*]", 200, 4) == 4  # spark.default.parallelism set high
+    assert threads_for("local[2]", 2, None) == 2  # cores unknown
+    assert threads_for("spark://127.0.0.1:7077", 16, 2) is None
 
 
 def _event(name: str, index: int, total: int, status: str = "success") -> SimpleNamespace:
@@ -186,7 +196,8 @@ def test_build_uses_the_sessions_udfs_and_literal_schemas(
         # a local session: one dbt node per core of the session (udfs.dbt_runner.local_threads)
         log = (warehouse / "dbt" / "logs" / "dbt.log").read_text(errors="replace")
         threads = re.findall(r"Concurrency: (\d+) threads", log)[-1]
-        assert int(threads) == spark.sparkContext.defaultParallelism
+        context = spark.sparkContext
+        assert int(threads) == min(context.defaultParallelism, os.cpu_count() or 1)
     finally:
         spark.sql("drop table if exists marts.fct_placeholder")
         spark.sql("drop view if exists staging.stg_placeholder")

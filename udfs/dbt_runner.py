@@ -116,13 +116,22 @@ def dbt_args(
 
 
 def local_threads(spark: SparkSession) -> int | None:
-    """dbt's threads on a local session: one node per core its tasks run on (None on a
-    cluster: profiles.yml's). On 2 cores, 2 nodes at once took about 5 % less CPU than 4 and
-    no longer, from a demo build to a million records (docs/performance.md, "2026-11-27,
-    evening"): a node's time is mostly the driver's planning, which more nodes than cores only
-    interleave."""
+    """dbt's threads on `spark`'s session (:func:`threads_for`)."""
     context = spark.sparkContext
-    return max(1, context.defaultParallelism) if is_local_master(context.master) else None
+    return threads_for(context.master, context.defaultParallelism, os.cpu_count())
+
+
+def threads_for(master: str, parallelism: int, cores: int | None) -> int | None:
+    """dbt's threads on a session of `master`: on a local one, one node per core its tasks run
+    on (`parallelism`, Spark's default: N of local[N], the cores of local[*]), at most the
+    machine's `cores` (a spark.default.parallelism set high is not a reason to plan that many
+    models at once); None on a cluster (profiles.yml's). On 2 cores, 2 nodes at once took
+    about 5 % less CPU than 4 and no longer, from a demo build to a million records
+    (docs/performance.md, "2026-11-27, evening"): a node's time is mostly the driver's
+    planning, which more nodes than cores only interleave."""
+    if not is_local_master(master):
+        return None
+    return max(1, min(parallelism, cores or parallelism))
 
 
 # LOGMART_DBT_OUTPUT: 'full' prints dbt's own log lines (the default for `logmart dbt`);
