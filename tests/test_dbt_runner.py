@@ -19,6 +19,7 @@ from udfs.dbt_runner import (
     _Progress,
     dbt_args,
     keep_parse,
+    local_threads,
     parse_cache,
     project_dir,
     run_dbt,
@@ -196,8 +197,7 @@ def test_build_uses_the_sessions_udfs_and_literal_schemas(
         # a local session: one dbt node per core of the session (udfs.dbt_runner.local_threads)
         log = (warehouse / "dbt" / "logs" / "dbt.log").read_text(errors="replace")
         threads = re.findall(r"Concurrency: (\d+) threads", log)[-1]
-        context = spark.sparkContext
-        assert int(threads) == min(context.defaultParallelism, os.cpu_count() or 1)
+        assert int(threads) == local_threads(spark) >= 1
     finally:
         spark.sql("drop table if exists marts.fct_placeholder")
         spark.sql("drop view if exists staging.stg_placeholder")
