@@ -40,6 +40,7 @@ def test_session_conf_puts_tables_and_metastore_in_the_warehouse(tmp_path: Path)
         f"jdbc:derby:;databaseName={tmp_path / 'metastore_db'};create=true"
     )
     assert f"-Dderby.system.home={tmp_path}" in conf["spark.driver.extraJavaOptions"]
+    assert conf["spark.hadoop.hive.downloaded.resources.dir"] == str(tmp_path / "hive_resources")
     assert conf["spark.sql.session.timeZone"] == "UTC"
     assert "spark.driver.host" not in conf
 
@@ -192,6 +193,8 @@ def test_session_has_hive_and_lives_in_the_warehouse(
     assert (warehouse / "tables" / "session_check.db" / "t").is_dir()
     assert (warehouse / "metastore_db" / "service.properties").is_file()
     assert (warehouse / "derby.log").is_file()
+    # Hive's session folder: in the warehouse, made by Hive itself (not one more in /tmp per run)
+    assert (warehouse / "hive_resources").is_dir()
     assert list(spark_launch_dir.iterdir()) == []  # no spark-warehouse/metastore_db/derby.log
     spark.sql("drop database session_check cascade")
 

@@ -339,6 +339,9 @@ def session_conf(
         "spark.hadoop.javax.jdo.option.ConnectionURL": (
             f"jdbc:derby:;databaseName={warehouse / 'metastore_db'};create=true"
         ),
+        # Hive's session makes this folder at its start and never removes it; its default,
+        # <java.io.tmpdir>/<session id>_resources, left one empty folder in /tmp per command
+        "spark.hadoop.hive.downloaded.resources.dir": str(warehouse / "hive_resources"),
         "spark.driver.extraJavaOptions": java_options,
         "spark.ui.showConsoleProgress": "false",
         "spark.sql.session.timeZone": "UTC",
