@@ -14,8 +14,11 @@ Each line: wall seconds of the whole command (JVM start and exit included), of i
 (session start + exit, raw load, dbt, the typed views made after dbt, and dbt by layer from
 run_results.json: the span from a layer's first node's start to its last node's end), records
 per second end to end and per core, the ratio of the whole build to its raw load measured in
-the same run, and peak RSS of the driver's Python process, the JVM (driver and, in local mode,
-the executors) and the Python workers (sampled every 0.5 s). `--big` adds N = 4,000,000.
+the same run, the CPU the command's processes used (core-seconds) and how much of it went to
+the JVM's JIT compiler threads, and peak RSS of the driver's Python process, the JVM (driver
+and, in local mode, the executors) and the Python workers (all sampled every 0.5 s from /proc:
+CPU of a process or thread that ends between two samples is missed, so both are lower bounds).
+`--big` adds N = 4,000,000.
 
 The builds run with the driver JVM's class archive (udfs/class_archive.py), made first in the
 foreground when it is missing, as a user's builds have it after their first session: otherwise
@@ -26,6 +29,7 @@ the first build would start its maker in the background, beside the next phase.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import subprocess
@@ -47,6 +51,20 @@ def _rss(pid: int) -> tuple[str, int]:
     return status.get("Name", "").strip(), int(status.get("VmRSS", "0 kB").split()[0]) * 1024
 
 
+def _ticks(stat_path: str) -> tuple[str, int]:
+    """The name in a /proc stat file and the user + system CPU ticks it counts."""
+    with open(stat_path) as handle:
+        text = handle.read()
+    name = text[text.index("(") + 1 : text.rindex(")")]
+    fields = text[text.rindex(")") + 2 :].split()
+    return name, int(fields[11]) + int(fields[12])
+
+
+# The JVM's JIT threads, as /proc names them (15 characters): "C1 CompilerThre", "C2 Compiler…"
+JIT_THREADS = ("C1 Compiler", "C2 Compiler")
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
 def _tree(root: int) -> list[int]:
     children: dict[int, list[int]] = {}
     for entry in os.listdir("/proc"):
@@ -66,11 +84,14 @@ def _tree(root: int) -> list[int]:
 
 
 class Peaks:
-    """Peak RSS of the driver (the `logmart` process), the JVM and the Python workers."""
+    """Peak RSS of the driver (the `logmart` process), the JVM and the Python workers; CPU
+    core-seconds of them all (`cpu`) and of the JVM's JIT compiler threads (`jit`)."""
 
     def __init__(self, root: int):
         self.root = root
         self.driver = self.jvm = self.workers = 0
+        self._cpu: dict[int, int] = {}  # pid -> ticks, as last seen
+        self._jit: dict[int, int] = {}  # thread id -> ticks, as last seen
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
@@ -79,12 +100,31 @@ class Peaks:
         self._stop.set()
         self._thread.join()
 
+    @property
+    def cpu(self) -> float:
+        return sum(self._cpu.values()) / TICKS
+
+    @property
+    def jit(self) -> float:
+        return sum(self._jit.values()) / TICKS
+
+    def _sample_cpu(self, pid: int, is_jvm: bool) -> None:
+        self._cpu[pid] = _ticks(f"/proc/{pid}/stat")[1]
+        if not is_jvm:
+            return
+        for thread in os.listdir(f"/proc/{pid}/task"):
+            with contextlib.suppress(OSError, ValueError):
+                name, ticks = _ticks(f"/proc/{pid}/task/{thread}/stat")
+                if name.startswith(JIT_THREADS):
+                    self._jit[int(thread)] = ticks
+
     def _run(self) -> None:
         while not self._stop.wait(0.5):
             jvm = workers = 0
             for pid in _tree(self.root):
                 try:
                     name, rss = _rss(pid)
+                    self._sample_cpu(pid, "java" in name)
                 except (OSError, ValueError):
                     continue
                 if pid == self.root:
@@ -150,8 +190,8 @@ HEADER = (
     f"{'records':>9} {'phase':<11} {'wall s':>7} {'session':>7} {'raw s':>6} {'dbt s':>6} "
     f"{'typed':>5} "
     + " ".join(f"{layer[:5]:>5}" for layer in LAYERS)
-    + f" {'rec/s':>8} {'/core':>7} {'x raw':>6} {'drv MB':>6} {'JVM MB':>6} {'wrk MB':>6} "
-    "exit"
+    + f" {'rec/s':>8} {'/core':>7} {'x raw':>6} {'cpu s':>6} {'jit s':>6} {'drv MB':>6} "
+    f"{'JVM MB':>6} {'wrk MB':>6} exit"
 )
 
 
@@ -175,7 +215,8 @@ def line(records: int, phase: str, result: dict, fresh: bool) -> str:
         f"{cell(raw_s, 6, 1)} {cell(dbt_s, 6, 1)} {cell(record.get('typed_s'), 5, 1)} "
         + " ".join(cell(layers.get(layer, {}).get("span_s"), 5) for layer in LAYERS)
         + f" {rate:>8.0f} {rate / cores:>7.0f} "
-        f"{cell(result['wall'] / raw_s if raw_s else None, 6, 1)} {peaks.driver >> 20:>6} "
+        f"{cell(result['wall'] / raw_s if raw_s else None, 6, 1)} {peaks.cpu:>6.0f} "
+        f"{peaks.jit:>6.0f} {peaks.driver >> 20:>6} "
         f"{peaks.jvm >> 20:>6} {peaks.workers >> 20:>6} {result['exit']:>4}"
     )
 
