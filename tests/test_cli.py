@@ -158,7 +158,9 @@ def test_build_settings_reach_the_pipeline_as_arguments(
     monkeypatch.setenv("LOGMART_DB2LUW_BYTEORDER", "big")
     monkeypatch.setattr(pipeline, "build", build)
     monkeypatch.setattr(
-        cli, "_session", lambda warehouse, master=None, workload=(): nullcontext("spark")
+        cli,
+        "_session",
+        lambda warehouse, master=None, workload=(), profile=None: nullcontext("spark"),
     )
     (tmp_path / "raw" / "db2luw" / "c01").mkdir(parents=True)
     (tmp_path / "raw" / "db2luw" / "c01" / "S0000001.LOG").write_bytes(b"x")

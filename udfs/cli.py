@@ -1,6 +1,7 @@
 """The `logmart` command.
 
     logmart build --raw DIR [--warehouse DIR] [--master URL] [--strict]
+        [--watch SECONDS [--watch-builds N]]
     logmart dbt [--warehouse DIR] [--master URL] <dbt args…>
     logmart query [--warehouse DIR] [--format table|csv|json] "SQL"
     logmart generate {db2zos,db2luw,soliddb} --out DIR [--transactions N] [--seed N]
@@ -65,11 +66,16 @@ TABLE_WIDTH_SAMPLE = 500  # rows read before column widths of `--format table` a
 # The session
 
 
-def _session(warehouse: Path, master: str | None = None, workload: tuple[Path, ...] = ()) -> Any:
+def _session(
+    warehouse: Path,
+    master: str | None = None,
+    workload: tuple[Path, ...] = (),
+    profile: str | None = None,
+) -> Any:
     """The logmart session as a context (stopped on exit), with PySpark's own error logging
     off: it would print each SQL error as a JSON log line before ours. `workload`: the
     folders it reads besides the warehouse (a build's raw folder), which size the session
-    (`udfs.session.session_profile`)."""
+    (`udfs.session.session_profile`) unless `profile` is given."""
     from pyspark.logger import PySparkLogger
 
     from udfs.session import spark_session
@@ -77,7 +83,7 @@ def _session(warehouse: Path, master: str | None = None, workload: tuple[Path, .
     for name in ("SQLQueryContextLogger", "DataFrameQueryContextLogger"):
         PySparkLogger.getLogger(name).disabled = True  # created by PySpark's own class
     _check_warehouse(Path(warehouse))
-    return spark_session(warehouse, master, workload=workload)
+    return spark_session(warehouse, master, workload=workload, profile=profile)
 
 
 def _register_udfs(spark: Any) -> None:
@@ -398,23 +404,54 @@ def cmd_build(args: argparse.Namespace) -> int:
     settings = _capture_settings(args)
     strict = args.strict or strict_from_env()
     _check_raw_dir(args.raw)
-    started = time.monotonic()
-    with _session(args.warehouse, args.master, (args.raw,)) as spark:
-        summary = _build(
-            spark,
-            args.raw,
-            args.warehouse,
-            _target_for(args.master),
-            settings,
-            args.full_refresh,
-            args.dbt_args,
-            args.checks,
-        )
-        if strict:
-            check(spark)  # the first quarantined record or file problem, as one line
-    print_summary(summary, sys.stdout)
-    print(f"\nbuilt {args.warehouse} in {time.monotonic() - started:.0f} s", file=sys.stderr)
+    watching = args.watch is not None
+    if args.watch_builds is not None and not watching:
+        raise LogmartError("--watch-builds counts the builds of --watch; give --watch SECONDS too")
+    profile = _watch_profile() if watching else None
+    command_started = time.monotonic()
+    with _session(args.warehouse, args.master, (args.raw,), profile) as spark:
+        first = [True]
+
+        def build_once() -> None:
+            # the first build's time is the command's (the session's start included)
+            started = command_started if first[0] else time.monotonic()
+            summary = _build(
+                spark,
+                args.raw,
+                args.warehouse,
+                _target_for(args.master),
+                settings,
+                args.full_refresh and first[0],  # a full refresh once, not at every change
+                args.dbt_args,
+                args.checks,
+            )
+            first[0] = False
+            if strict:
+                check(spark)  # the first quarantined record or file problem, as one line
+            print_summary(summary, sys.stdout)
+            took = time.monotonic() - started
+            print(f"\nbuilt {args.warehouse} in {took:.0f} s", file=sys.stderr, flush=True)
+
+        if not watching:
+            build_once()
+            return 0
+        from udfs.watch import watch
+
+        print(f"watching {args.raw} every {args.watch:g} s; Ctrl-C stops", file=sys.stderr)
+        try:
+            watch(args.raw, args.watch, build_once, builds=args.watch_builds)
+        except KeyboardInterrupt:
+            print("logmart: stopped watching", file=sys.stderr)
     return 0
+
+
+def _watch_profile() -> str | None:
+    """A watching process lives for many builds, where the JVM's C2 compiler pays: the large
+    session profile unless LOGMART_SESSION_PROFILE names one."""
+    from udfs.session import PROFILE_VARIABLE
+
+    given = os.environ.get(PROFILE_VARIABLE, "").strip().lower()
+    return None if given in ("small", "large") else "large"
 
 
 def cmd_dbt(args: argparse.Namespace) -> int:
@@ -699,6 +736,16 @@ def _stream(args: argparse.Namespace) -> str | None:
 # Arguments
 
 
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, not {text}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, not {text}")
+    return value
+
+
 def _positive(text: str) -> int:
     value = int(text)
     if value <= 0:
@@ -812,6 +859,20 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="-- DBT_ARGS",
         help="more `dbt build` options after `--`, e.g. `-- --select fct_changes+` (a "
         "selection of your own replaces --checks)",
+    )
+    build.add_argument(
+        "--watch",
+        type=_positive_seconds,
+        metavar="SECONDS",
+        help="stay up after the build and build again whenever files under --raw change "
+        "(looked at every SECONDS; a build starts once they held still that long), until "
+        "Ctrl-C: one JVM for every capture, its compiled code kept (docs/operations.md)",
+    )
+    build.add_argument(
+        "--watch-builds",
+        type=_positive,
+        metavar="N",
+        help="with --watch: stop after N builds, the first included",
     )
     build.set_defaults(run=cmd_build)
 
