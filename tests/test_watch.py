@@ -94,7 +94,10 @@ def test_a_watching_build_builds_a_new_capture_when_it_arrives(
     def second_capture_arrives() -> None:  # once the first build is recorded
         for _ in range(6000):
             if first_built.exists():
-                shutil.copytree(stage / "soliddb" / "PROD" / "c2", raw / "soliddb" / "PROD" / "c2")
+                # copied beside the raw folder, then moved in whole (one rename): the watch
+                # cannot see it half-copied however slow the copy is here
+                shutil.copytree(stage / "soliddb" / "PROD" / "c2", tmp_path / "incoming")
+                (tmp_path / "incoming").rename(raw / "soliddb" / "PROD" / "c2")
                 arrived.set()
                 return
             threading.Event().wait(0.1)
