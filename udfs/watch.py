@@ -9,7 +9,6 @@ the stream, against about 141 s (150.2 s with the JVM's start) in a new process.
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -18,18 +17,12 @@ Fingerprint = tuple[tuple[str, int, int], ...]
 
 
 def raw_fingerprint(raw: Path) -> Fingerprint:
-    """Every file under `raw` as (path relative to it, size, modification time in ns), sorted.
-    A capture that arrives, grows or is replaced changes it; reading it opens no file."""
-    found = []
-    for folder, _dirs, names in os.walk(raw):
-        for name in names:
-            path = os.path.join(folder, name)
-            try:
-                stat = os.stat(path)
-            except OSError:  # removed while listed: the next look sees it gone
-                continue
-            found.append((os.path.relpath(path, raw), stat.st_size, stat.st_mtime_ns))
-    return tuple(sorted(found))
+    """The loader's listing of `raw` (udfs.raw_files.list_files: the files a build reads) as
+    (path relative to `raw`, size, modification time in ns), sorted. A capture that arrives,
+    grows or is replaced changes it; other files under `raw` do not start a build."""
+    from udfs.raw_files import list_files
+
+    return tuple((f.source_file, f.size_bytes, f.modified_ns) for f in list_files(raw))
 
 
 def watch(
