@@ -91,3 +91,14 @@ def test_a_damaged_catalog_file_is_one_clear_error(own_warehouse: None, tmp_path
     catalog_file(warehouse).unlink()
     with spark_session(warehouse, profile="small") as spark:
         assert spark.sql("select 1").first()[0] == 1
+
+
+@pytest.mark.spark
+def test_what_a_failed_command_made_is_kept(own_warehouse: None, tmp_path: Path) -> None:
+    warehouse = tmp_path / "warehouse"
+    with pytest.raises(RuntimeError, match="the command failed"):
+        with spark_session(warehouse, profile="small") as spark:
+            spark.sql("create table made using parquet as select 7 as a")
+            raise RuntimeError("the command failed")
+    with spark_session(warehouse, profile="small") as spark:
+        assert spark.table("made").first()[0] == 7

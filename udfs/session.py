@@ -619,15 +619,28 @@ def spark_session(
     spark = get_spark(warehouse, master, app_name, workload, profile)
     try:
         yield spark
+    except BaseException:
+        if not already_running:
+            _save_catalog_after_error(spark)
+        raise
+    else:
+        if not already_running:
+            save_catalog(spark)
     finally:
         if not already_running:
-            try:
-                save_catalog(spark)
-            finally:
-                spark.stop()
-                _unlock_catalog(warehouse)
-                if not _jvm_kept:
-                    _end_jvm()
+            spark.stop()
+            _unlock_catalog(warehouse)
+            if not _jvm_kept:
+                _end_jvm()
+
+
+def _save_catalog_after_error(spark: SparkSession) -> None:
+    """Save what a failed command made; a failure to save is said, not raised over the
+    command's own error."""
+    try:
+        save_catalog(spark)
+    except Exception as failed:  # the command's error is the one to raise
+        print(f"logmart: the warehouse's catalog was not saved: {failed}", file=sys.stderr)
 
 
 # How many `one_jvm` contexts are open: inside one, a session's end leaves the JVM running.
