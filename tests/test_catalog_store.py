@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from udfs.catalog_store import catalog_file, uses_catalog_file
+from udfs.catalog_store import catalog_file, restore, uses_catalog_file
 from udfs.errors import LogmartError
 from udfs.session import spark_session, warehouse_lock_holder
 
@@ -21,6 +21,18 @@ def test_a_new_local_warehouse_keeps_its_catalog_in_a_file(tmp_path: Path) -> No
     assert not uses_catalog_file(tmp_path, local=True, environ={})
     with pytest.raises(LogmartError, match="LOGMART_CATALOG=hive is not a catalog; use one of"):
         uses_catalog_file(tmp_path, local=True, environ={"LOGMART_CATALOG": "hive"})
+
+
+def test_the_tables_of_a_first_command_killed_before_it_saved_are_removed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    written = tmp_path / "tables" / "raw.db" / "files"
+    written.mkdir(parents=True)
+    (written / "part-00000.parquet").write_bytes(b"PAR1")
+    (tmp_path / "tables" / "raw.db" / "_temporary").mkdir()  # a writer's, not a table
+    assert restore(None, tmp_path) == 0  # no catalog file: nothing to read (no JVM asked)
+    assert not written.exists() and (tmp_path / "tables" / "raw.db" / "_temporary").is_dir()
+    assert "logmart: removed 1 table folder(s)" in capsys.readouterr().err
 
 
 @pytest.mark.spark
@@ -74,9 +86,10 @@ def test_a_table_folder_the_catalog_lost_is_removed_so_the_table_can_be_made_aga
         spark.sql("create table marts.lost using parquet as select 2 as a")
         assert spark.table("marts.lost").first()[0] == 2
         assert spark.table("marts.kept").first()[0] == 1
-    assert f"logmart: removed {lost}: a table folder the warehouse's catalog does not know" in (
-        capsys.readouterr().err
-    )
+    assert (
+        f"logmart: removed 1 table folder(s) under {warehouse / 'tables'} that the warehouse's "
+        "catalog does not know (marts.db/lost): left by a command stopped before it saved"
+    ) in capsys.readouterr().err
 
 
 @pytest.mark.spark

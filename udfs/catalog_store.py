@@ -7,8 +7,9 @@ compiles DataNucleus and Derby first. On Spark's in-memory catalog the demo's bu
 warehouse keeps its catalog in memory, and logmart writes it to
 `<warehouse>/catalog/spark-catalog.ser`: Java serialization of the catalog's own objects
 (databases, tables with their schemas and properties, partitions; a function as its strings).
-It is written after every dbt run and build and when the session stops (or the process ends
-without stopping it), and read back when a session opens the warehouse. A warehouse that has
+It is written at the raw load's points of consistency (udfs/pipeline.py), after every dbt run
+and build and when the session stops (or the process ends without stopping it), and read back
+when a session opens the warehouse. A warehouse that has
 a Derby metastore (`metastore_db`, made before) keeps it; so does a cluster's session, whose
 metastore is the cluster's.
 
@@ -104,7 +105,8 @@ def restore(spark: Any, warehouse: Path) -> int:
     (left by a command that was killed before it saved) are removed, so that the table can be
     made again."""
     path = catalog_file(warehouse)
-    if not path.is_file():
+    if not path.is_file():  # a new warehouse, or one whose first command was killed
+        _remove_unknown_table_folders(warehouse, [])
         return 0
     jvm = spark._jvm
     catalog = _external_catalog(spark)
@@ -137,7 +139,7 @@ def restore(spark: Any, warehouse: Path) -> int:
             catalog.createFunction(database, function)
         else:  # (database, table, partitions)
             catalog.createPartitions(item._1(), item._2(), item._3(), True)
-    _remove_unknown_table_folders(catalog, tables)
+    _remove_unknown_table_folders(warehouse, tables)
     return objects.size()
 
 
@@ -171,26 +173,30 @@ def _function_from_strings(jvm: Any, parts: Any) -> tuple[str, Any]:
     return database, catalog.CatalogFunction(identifier, class_name, seq)
 
 
-def _remove_unknown_table_folders(catalog: Any, tables: list[Any]) -> None:
+def _remove_unknown_table_folders(warehouse: Path, tables: list[Any]) -> None:
+    """Remove the folders under `<warehouse>/tables/<database>.db` that are no table's: what
+    a command killed before it saved the catalog wrote (a table made again there would find
+    its folder taken). The default database's folder is the tables folder itself, left alone."""
     known = {
         _local_path(table.storage().locationUri().get())
         for table in tables
         if table.storage().locationUri().isDefined()
     }
-    for database in _names(catalog.listDatabases()):
-        if database == "default":  # its folder is the warehouse's tables folder: the others'
-            continue
-        folder = _local_path(catalog.getDatabase(database).locationUri())
-        if not folder.is_dir():
-            continue
-        for entry in folder.iterdir():
-            if entry.is_dir() and entry not in known and not entry.name.startswith((".", "_")):
+    root = Path(warehouse) / "tables"
+    removed = []
+    for database in sorted(root.glob("*.db")) if root.is_dir() else ():
+        for entry in sorted(database.iterdir()) if database.is_dir() else ():
+            if entry.is_dir() and entry.resolve() not in known and entry.name[:1] not in "._":
                 shutil.rmtree(entry, ignore_errors=True)
-                print(
-                    f"logmart: removed {entry}: a table folder the warehouse's catalog does "
-                    "not know (left by a command that was stopped before it saved the catalog)",
-                    file=sys.stderr,
-                )
+                removed.append(entry.relative_to(root).as_posix())
+    if removed:
+        shown = ", ".join(removed[:5]) + (f" and {len(removed) - 5} more" if removed[5:] else "")
+        print(
+            f"logmart: removed {len(removed)} table folder(s) under {root} that the warehouse's "
+            f"catalog does not know ({shown}): left by a command stopped before it saved the "
+            "catalog; the build makes those tables again",
+            file=sys.stderr,
+        )
 
 
 def _local_path(uri: Any) -> Path:

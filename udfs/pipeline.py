@@ -449,6 +449,7 @@ def load_raw(
         # What stays valid, first: if the load breaks off, the next build redoes the rest.
         kept = [r for p, r in previous.items() if p in staying or not r.loaded_at]
         _write_listing(spark, "files", kept, FILES_SCHEMA)
+        save_catalog(spark)  # a warehouse whose catalog is a file: this point saved too
 
     scratch_dir = Path(scratch) if scratch else Path(tempfile.mkdtemp(prefix="logmart-load-"))
 
@@ -476,6 +477,9 @@ def load_raw(
                 pass
     finally:
         shutil.rmtree(scratch_dir, ignore_errors=True)
+        # the raw tables' partitions as they are on disk, saved before the listing says the
+        # files are loaded (udfs/catalog_store.py: the catalog is saved at such points only)
+        save_catalog(spark)
 
     now = dt.datetime.now(dt.UTC)
     rows = []
@@ -495,6 +499,7 @@ def load_raw(
         _write_listing(spark, "captures", captures, CAPTURES_SCHEMA)
     # base snapshots: read again only when a snapshot or side file changed (udfs.snapshots)
     load_snapshots(spark, files, RAW_SCHEMA)
+    save_catalog(spark)  # the load as a whole, before dbt starts
     # what the models read of the listing (loaded_at aside: it reads back without its zone)
     listed = [(*_file_row(f, None)[:-1], f.loads) for f in files]
     listing = hashlib.sha256(repr((listed, captures, snapshot_key(files))).encode()).hexdigest()
