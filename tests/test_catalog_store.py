@@ -19,6 +19,10 @@ def test_a_new_local_warehouse_keeps_its_catalog_in_a_file(tmp_path: Path) -> No
     assert not uses_catalog_file(tmp_path, local=True, environ={"LOGMART_CATALOG": "derby"})
     (tmp_path / "metastore_db").mkdir()  # a warehouse made with Derby keeps it
     assert not uses_catalog_file(tmp_path, local=True, environ={})
+    catalog_file(tmp_path).parent.mkdir()  # one with its catalog in a file keeps that
+    catalog_file(tmp_path).write_bytes(b"")
+    assert uses_catalog_file(tmp_path, local=True, environ={"LOGMART_CATALOG": "derby"})
+    assert not uses_catalog_file(tmp_path, local=False, environ={})
     with pytest.raises(LogmartError, match="LOGMART_CATALOG=hive is not a catalog; use one of"):
         uses_catalog_file(tmp_path, local=True, environ={"LOGMART_CATALOG": "hive"})
 

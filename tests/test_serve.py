@@ -67,6 +67,9 @@ def test_marts_over_a_jdbc_connection(spark, demo):
         server.stop()
     assert not serve._listening("127.0.0.1", server.port)
     assert spark.sql("select 1 as one").first().one == 1  # the session goes on
+    # the server's Hive sessions boot a metastore of their own, in memory: none in the
+    # warehouse, whose catalog stays its file (udfs/catalog_store.py)
+    assert not (demo.warehouse / "metastore_db").exists()
 
 
 @pytest.mark.spark

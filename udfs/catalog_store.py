@@ -9,9 +9,8 @@ warehouse keeps its catalog in memory, and logmart writes it to
 (databases, tables with their schemas and properties, partitions; a function as its strings).
 It is written at the raw load's points of consistency (udfs/pipeline.py), after every dbt run
 and build and when the session stops (or the process ends without stopping it), and read back
-when a session opens the warehouse. A warehouse that has
-a Derby metastore (`metastore_db`, made before) keeps it; so does a cluster's session, whose
-metastore is the cluster's.
+when a session opens the warehouse. A warehouse that has a Derby metastore (`metastore_db`,
+made before) keeps it; so does a cluster's session, whose metastore is the cluster's.
 
 One process at a time: the session's process holds a lock on `<warehouse>/catalog/lock`
 (udfs/session.py), as Derby did on its own files.
@@ -22,6 +21,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -43,17 +43,22 @@ def lock_file(warehouse: Path) -> Path:
     return Path(warehouse) / CATALOG_FOLDER / LOCK_FILE
 
 
-def uses_catalog_file(warehouse: Path, local: bool, environ: Any = os.environ) -> bool:
+def uses_catalog_file(
+    warehouse: Path, local: bool, environ: Mapping[str, str] = os.environ
+) -> bool:
     """Whether a session on `warehouse` keeps its catalog in a file: a local session, on a
-    warehouse without a Derby metastore, unless LOGMART_CATALOG=derby."""
+    warehouse that has its catalog file, or a new one (no Derby metastore) unless
+    LOGMART_CATALOG=derby."""
     given = environ.get(CATALOG_VARIABLE, "").strip().lower() or "auto"
     if given not in CATALOGS:
         raise LogmartError(
             f"{CATALOG_VARIABLE}={given} is not a catalog; use one of {', '.join(CATALOGS)}"
         )
-    if not local or (Path(warehouse) / "metastore_db").exists():
+    if not local:
         return False
-    return given == "auto"
+    if catalog_file(warehouse).is_file():
+        return True
+    return given == "auto" and not (Path(warehouse) / "metastore_db").exists()
 
 
 def _external_catalog(spark: Any) -> Any:
@@ -92,10 +97,13 @@ def save(spark: Any, warehouse: Path) -> int:
         jvm.java.io.BufferedOutputStream(jvm.java.io.FileOutputStream(str(partial)))
     )
     try:
-        stream.writeObject(objects)
+        try:
+            stream.writeObject(objects)
+        finally:
+            stream.close()
+        os.replace(partial, target)
     finally:
-        stream.close()
-    os.replace(partial, target)
+        partial.unlink(missing_ok=True)  # left only when the write failed
     return objects.size()
 
 

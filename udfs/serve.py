@@ -23,6 +23,7 @@ from typing import Any
 from udfs.errors import LogmartError
 
 THRIFT_SERVER = "org.apache.spark.sql.hive.thriftserver.HiveThriftServer2"
+IN_MEMORY_METASTORE = "jdbc:derby:memory:logmart-metastore;create=true"
 
 
 @dataclass
@@ -53,6 +54,11 @@ def start(
     conf.set("hive.server2.thrift.port", str(port))
     conf.set("hive.server2.thrift.bind.host", host)
     conf.set("hive.server2.transport.mode", "binary")
+    if spark.conf.get("spark.sql.catalogImplementation", "") == "in-memory":
+        # the server's Hive sessions boot a metastore of their own; the tables are the
+        # session's (udfs/catalog_store.py), so theirs is an empty one in memory, not a
+        # metastore_db in the warehouse (Derby's default, relative to derby.system.home)
+        conf.set("javax.jdo.option.ConnectionURL", IN_MEMORY_METASTORE)
     server = getattr(jvm, THRIFT_SERVER)(spark._jsparkSession)
     server.init(conf)
     server.start()

@@ -319,7 +319,11 @@ def session_profile(
 
 
 def session_conf(
-    warehouse: Path, master: str, app_name: str = "logmart", profile: str = "large"
+    warehouse: Path,
+    master: str,
+    app_name: str = "logmart",
+    profile: str = "large",
+    catalog_in_file: bool = False,
 ) -> dict[str, str]:
     """The Spark settings of a logmart session on `warehouse` (an absolute path); `profile`
     'small' (:func:`session_profile`) makes a local session compile less."""
@@ -338,8 +342,13 @@ def session_conf(
         "spark.api.mode": "classic",  # dbt-spark and addPyFile need a classic (JVM) session
         "spark.app.name": app_name,
         "spark.sql.warehouse.dir": str(warehouse / "tables"),
+        # the warehouse's Derby metastore; with the catalog in a file (udfs/catalog_store.py),
+        # one in memory for any Hive part that boots one, so that no metastore_db appears in
+        # the warehouse (the Thrift server's sessions take theirs from udfs/serve.py)
         "spark.hadoop.javax.jdo.option.ConnectionURL": (
-            f"jdbc:derby:;databaseName={warehouse / 'metastore_db'};create=true"
+            "jdbc:derby:memory:logmart-metastore;create=true"
+            if catalog_in_file
+            else f"jdbc:derby:;databaseName={warehouse / 'metastore_db'};create=true"
         ),
         # Hive's session makes this folder at its start and never removes it; its default,
         # <java.io.tmpdir>/<session id>_resources, left one empty folder in /tmp per command
@@ -584,13 +593,13 @@ def get_spark(
     else:
         builder = builder.enableHiveSupport()
     profile = profile or session_profile(warehouse, workload)
-    for key, value in session_conf(warehouse, master, app_name, profile).items():
+    for key, value in session_conf(warehouse, master, app_name, profile, in_file).items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
     if in_file:
         try:
             catalog_store.restore(spark, warehouse)
-        except LogmartError:
+        except Exception:  # the warehouse is left as it was, and free
             spark.stop()
             _unlock_catalog(warehouse)
             raise
