@@ -23,7 +23,6 @@ from typing import Any
 from udfs.errors import LogmartError
 
 THRIFT_SERVER = "org.apache.spark.sql.hive.thriftserver.HiveThriftServer2"
-IN_MEMORY_METASTORE = "jdbc:derby:memory:logmart-metastore;create=true"
 
 
 @dataclass
@@ -54,11 +53,12 @@ def start(
     conf.set("hive.server2.thrift.port", str(port))
     conf.set("hive.server2.thrift.bind.host", host)
     conf.set("hive.server2.transport.mode", "binary")
-    if spark.conf.get("spark.sql.catalogImplementation", "") == "in-memory":
-        # the server's Hive sessions boot a metastore of their own; the tables are the
-        # session's (udfs/catalog_store.py), so theirs is an empty one in memory, not a
-        # metastore_db in the warehouse (Derby's default, relative to derby.system.home)
-        conf.set("javax.jdo.option.ConnectionURL", IN_MEMORY_METASTORE)
+    # the server's Hive sessions boot a metastore: the session's (udfs.session.session_conf:
+    # the warehouse's Derby, or one in memory when the catalog is a file), not Derby's default
+    # (a metastore_db relative to derby.system.home, the warehouse)
+    url = spark.sparkContext._jsc.hadoopConfiguration().get("javax.jdo.option.ConnectionURL")
+    if url:
+        conf.set("javax.jdo.option.ConnectionURL", url)
     server = getattr(jvm, THRIFT_SERVER)(spark._jsparkSession)
     server.init(conf)
     server.start()

@@ -343,8 +343,8 @@ def session_conf(
         "spark.app.name": app_name,
         "spark.sql.warehouse.dir": str(warehouse / "tables"),
         # the warehouse's Derby metastore; with the catalog in a file (udfs/catalog_store.py),
-        # one in memory for any Hive part that boots one, so that no metastore_db appears in
-        # the warehouse (the Thrift server's sessions take theirs from udfs/serve.py)
+        # one in memory for the Hive parts that still boot one (the Thrift server's sessions,
+        # udfs/serve.py), so that no metastore_db appears in the warehouse
         "spark.hadoop.javax.jdo.option.ConnectionURL": (
             "jdbc:derby:memory:logmart-metastore;create=true"
             if catalog_in_file
@@ -394,11 +394,14 @@ def warehouse_lock_holder(warehouse: Path) -> int | None:
     Derby keeps an exclusive POSIX lock on `metastore_db/dbex.lck` while a JVM has the database
     booted; `db.lck` alone may be left over by a crash, so the lock itself is probed rather than
     the file's presence. Probed on 64-bit Linux only (the layout of `struct flock` differs
-    elsewhere); other systems get None and rely on the metastore's own error.
+    elsewhere); other systems get None and rely on the lock's own refusal (`_lock_catalog`) or
+    the metastore's error.
     """
+    if not _CAN_PROBE_LOCKS:
+        return None
     for lock_file in (Path(warehouse) / "metastore_db" / "dbex.lck",
                       catalog_store.lock_file(warehouse)):  # fmt: skip
-        if not _CAN_PROBE_LOCKS or not lock_file.exists():
+        if not lock_file.exists():
             continue
         fd = os.open(lock_file, os.O_RDONLY)
         try:
@@ -416,27 +419,21 @@ _CATALOG_LOCKS: dict[Path, int] = {}
 
 
 def _lock_catalog(warehouse: Path) -> None:
-    """Take the warehouse's catalog lock for this process; the in-use error when another
-    process holds it (after giving one that is exiting a moment)."""
+    """Take the warehouse's catalog lock for this process (get_spark has already given a
+    process that is exiting its moment: `_wait_for_release`); the in-use error when another
+    process holds it."""
     if warehouse in _CATALOG_LOCKS:
         return
     path = catalog_store.lock_file(warehouse)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    if fcntl is None:
-        _CATALOG_LOCKS[warehouse] = fd
-        return
-    deadline = time.monotonic() + LOCK_WAIT_SECONDS
-    while True:
+    if fcntl is not None:
         try:
             fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            break
         except OSError:
-            if time.monotonic() >= deadline:
-                holder = _posix_lock_owner(fd) if _CAN_PROBE_LOCKS else None
-                os.close(fd)
-                raise _in_use_error(warehouse, holder) from None
-            time.sleep(0.2)
+            holder = _posix_lock_owner(fd) if _CAN_PROBE_LOCKS else None
+            os.close(fd)
+            raise _in_use_error(warehouse, holder) from None
     _CATALOG_LOCKS[warehouse] = fd
 
 
