@@ -263,9 +263,14 @@ with spark_session(Path(sys.argv[1])) as spark:
     outside = compiled(7002)
     with dbt_run_settings(spark):
         mode = spark.conf.get("spark.sql.codegen.factoryMode")
+        planning = [spark.conf.get("spark.sql.adaptive.enabled"),
+                    spark.conf.get("spark.sql.shuffle.partitions")]
         inside = compiled(7001)
     tables = [t.name for t in spark.catalog.listTables("small_check")]
     print(json.dumps({"args": args, "tables": tables, "mode": mode, "outside": outside,
+                      "planning": planning,
+                      "planning_after": [spark.conf.get("spark.sql.adaptive.enabled"),
+                                         spark.conf.get("spark.sql.shuffle.partitions")],
                       "inside": inside,
                       "mode_after": spark.conf.get("spark.sql.codegen.factoryMode"),
                       "whole_stage": spark.conf.get("spark.sql.codegen.wholeStage")}))
@@ -280,6 +285,10 @@ with spark_session(Path(sys.argv[1])) as spark:
     assert "-XX:TieredStopAtLevel=1" in seen["args"]
     assert seen["whole_stage"] == "false"
     assert seen["mode"] == "NO_CODEGEN"
+    # dbt's queries over a few thousand rows: no re-planning per stage, one shuffle partition;
+    # the session's own settings back afterwards (two partitions per core, at least 4)
+    assert seen["planning"] == ["false", "1"]
+    assert seen["planning_after"][0] == "true" and int(seen["planning_after"][1]) >= 4
     # the same answers; Spark compiles at most one class that does not honour the mode
     assert (seen["outside"][0], seen["inside"][0]) == (14007, 14005)
     assert seen["inside"][1] <= 1 < seen["outside"][1], seen

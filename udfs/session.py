@@ -253,7 +253,15 @@ PROFILE_CONF = "spark.logmart.profile"
 # process (docs/performance.md, "2026-11-26, evening: compiled expressions"). Not for
 # the whole session: Spark's catalog API decodes its rows with compiled code only
 # (`spark.catalog.listTables` fails with EXPRESSION_DECODING_FAILED), and dbt runs SQL only.
-SMALL_PROFILE_DBT_CONF = {"spark.sql.codegen.factoryMode": "NO_CODEGEN"}
+# Nor, on a few thousand rows, adaptive execution (a re-plan per stage, for shuffles with
+# nothing to balance) or more than one shuffle partition (a task each, mostly empty): a
+# small build's 260 data tests took 58 s instead of 62 s, the whole build 4 % less
+# (docs/performance.md, "2026-11-28, morning").
+SMALL_PROFILE_DBT_CONF = {
+    "spark.sql.codegen.factoryMode": "NO_CODEGEN",
+    "spark.sql.adaptive.enabled": "false",
+    "spark.sql.shuffle.partitions": "1",
+}
 
 
 # Spark keeps the classes it compiles for expressions (Janino) in a cache keyed by their
