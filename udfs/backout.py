@@ -386,41 +386,35 @@ def header(
 
 
 def _left_out(spark: Any, direction: str, selection: Selection) -> list[str]:
-    """What the window holds that the script does not, and why."""
-    # scalar subqueries: a filter on who made the change is an IN subquery, which Spark
-    # allows in a WHERE clause only
-    selected, window = selection.where(), selection.window_where()
-    generated = "0"
-    if not selection.include_generated:
-        generated = f"(select count(*) from {TABLE} where {window} and {GENERATED})"
-    row = spark.sql(
-        f"select (select count(*) from {TABLE} where {window}) as window_changes, "
-        f"(select count(*) from {TABLE} where {selected}) as selected_changes, "
-        f"(select count(*) from {TABLE} where {selected} and {direction}_sql is null) "
-        f"as without_statement, {generated} as generated_changes"
-    ).first()
+    """What the window holds that the script does not, and why: counted in one pass over the
+    window (fct_change_sql is a view: each query of it analyses and runs its SQL again)."""
+    who = selection.who_changes()
+    joined = f" left join ({who}) as who on change_id = who.who_change_id" if who else ""
+    selected = selection.where(who_joined="who.who_change_id" if who else None)
+    generated = "0" if selection.include_generated else f"count_if({GENERATED})"
+    excluded_counts = "".join(
+        f", count_if(transaction_id = {sql_string(txn)}) as excluded_{i}"
+        for i, txn in enumerate(selection.exclude_transactions)
+    )
+    (row,) = spark.sql(
+        f"select count(*) as window_changes, count_if({selected}) as selected_changes, "
+        f"count_if(({selected}) and {direction}_sql is null) as without_statement, "
+        f"{generated} as generated_changes{excluded_counts} "
+        f"from {TABLE}{joined} where {selection.window_where()}"
+    ).collect()
     lines = []
-    excluded = {}
-    if selection.exclude_transactions:
-        names = ", ".join(sql_string(txn) for txn in selection.exclude_transactions)
-        excluded = {
-            found.transaction_id: found.changes
-            for found in spark.sql(
-                f"select transaction_id, count(*) as changes from {TABLE} "
-                f"where {selection.window_where()} and transaction_id in ({names}) "
-                "group by transaction_id"
-            ).collect()
-        }
-        for txn in selection.exclude_transactions:
-            if txn in excluded:
-                lines.append(
-                    f"left out: transaction {txn}, {excluded[txn]} change(s) "
-                    "(--exclude-transaction)"
-                )
-            else:
-                lines.append(
-                    f"left out: transaction {txn} (--exclude-transaction): not in the window"
-                )
+    excluded = {
+        txn: row[f"excluded_{i}"]
+        for i, txn in enumerate(selection.exclude_transactions)
+        if row[f"excluded_{i}"]
+    }
+    for txn in selection.exclude_transactions:
+        if txn in excluded:
+            lines.append(
+                f"left out: transaction {txn}, {excluded[txn]} change(s) (--exclude-transaction)"
+            )
+        else:
+            lines.append(f"left out: transaction {txn} (--exclude-transaction): not in the window")
     if row.generated_changes:
         lines.append(
             f"left out: {row.generated_changes} change(s) Db2 made itself (fct_changes."

@@ -22,6 +22,8 @@ TABLE = "marts.fct_change_sql"
 # the changes Db2 made itself (RI constraints, triggers, temporal history tables): a column of
 # fct_change_sql and fct_changes alike, so no query needs a subquery on the fct_changes view
 GENERATED = "generated_by is not null"
+# who made a change (authid, plan, connection) is a column of fct_changes only
+WHO_TABLE = "marts.fct_changes"
 
 
 @dataclass(frozen=True)
@@ -48,9 +50,12 @@ class Selection:
     # made again by the target's own constraints and triggers: left out unless asked for
     include_generated: bool = False
 
-    def where(self) -> str:
-        """The condition on marts.fct_change_sql (or marts.fct_changes) of the selection."""
-        conditions = [*self._window(), *self._filters()]
+    def where(self, who_joined: str | None = None) -> str:
+        """The condition on marts.fct_change_sql (or marts.fct_changes) of the selection.
+        The filters on who made a change are an IN subquery, which Spark allows in a WHERE
+        clause only; a query that joins :meth:`who_changes` instead names its column in
+        `who_joined`, and the condition holds in a SELECT list too."""
+        conditions = [*self._window(), *self._filters(who_joined)]
         if not self.include_generated:
             conditions.append(f"not ({GENERATED})")
         if self.source_system is not None:
@@ -87,7 +92,7 @@ class Selection:
             conditions.append(f"commit_position <= {sql_string(self.to_position)}")
         return conditions
 
-    def _filters(self) -> list[str]:
+    def _filters(self, who_joined: str | None = None) -> list[str]:
         conditions = []
         if self.tables:
             names = ", ".join(sql_string(table) for table in self.tables)
@@ -98,8 +103,17 @@ class Selection:
         if self.exclude_transactions:
             names = ", ".join(sql_string(txn) for txn in self.exclude_transactions)
             conditions.append(f"transaction_id not in ({names})")
-        # who made the change (authid, plan, connection) is in fct_changes only
-        who = [
+        who = self._who()
+        if who and who_joined is not None:
+            conditions.append(f"{who_joined} is not null")
+        elif who:
+            conditions.append(f"change_id in (select change_id from {WHO_TABLE} where {who})")
+        return conditions
+
+    def _who(self) -> str:
+        """The condition on who made the change (authid, plan, connection: in fct_changes
+        only); empty without those filters."""
+        return " and ".join(
             f"{column} = {sql_string(value)}"
             for column, value in (
                 ("authid", self.authid),
@@ -107,14 +121,15 @@ class Selection:
                 ("connection_id", self.connection),
             )
             if value is not None
-        ]
-        if who:
-            conditions.append(
-                "change_id in (select change_id from marts.fct_changes where "
-                + " and ".join(who)
-                + ")"
-            )
-        return conditions
+        )
+
+    def who_changes(self) -> str | None:
+        """A query of the change ids (column `who_change_id`, each once) that the filters on
+        who made a change select, to join on `change_id`; None without those filters."""
+        who = self._who()
+        if not who:
+            return None
+        return f"select distinct change_id as who_change_id from {WHO_TABLE} where {who}"
 
     def describe(self) -> str:
         if self.transaction is not None:
