@@ -27,10 +27,9 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-from udfs.change_sql import GENERATED, TABLE, Log, Selection, one_log, sql_string
+from udfs.change_sql import CHANGES, GENERATED, TABLE, Log, Selection, one_log, sql_string
 from udfs.errors import LogmartError
 
-CHANGES = "marts.fct_changes"
 CONFLICTS_EXIT = 3  # `logmart sql undo` refused: later work touches the same rows
 
 

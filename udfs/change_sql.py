@@ -22,8 +22,8 @@ TABLE = "marts.fct_change_sql"
 # the changes Db2 made itself (RI constraints, triggers, temporal history tables): a column of
 # fct_change_sql and fct_changes alike, so no query needs a subquery on the fct_changes view
 GENERATED = "generated_by is not null"
-# who made a change (authid, plan, connection) is a column of fct_changes only
-WHO_TABLE = "marts.fct_changes"
+# the changes with who made them (authid, plan, connection: columns of fct_changes only)
+CHANGES = "marts.fct_changes"
 
 
 @dataclass(frozen=True)
@@ -107,7 +107,7 @@ class Selection:
         if who and who_joined is not None:
             conditions.append(f"{who_joined} is not null")
         elif who:
-            conditions.append(f"change_id in (select change_id from {WHO_TABLE} where {who})")
+            conditions.append(f"change_id in (select change_id from {CHANGES} where {who})")
         return conditions
 
     def _who(self) -> str:
@@ -129,7 +129,7 @@ class Selection:
         who = self._who()
         if not who:
             return None
-        return f"select distinct change_id as who_change_id from {WHO_TABLE} where {who}"
+        return f"select distinct change_id as who_change_id from {CHANGES} where {who}"
 
     def describe(self) -> str:
         if self.transaction is not None:
