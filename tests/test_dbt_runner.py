@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -27,6 +28,7 @@ from udfs.dbt_runner import (
     threads_for,
 )
 from udfs.errors import LogmartError
+from udfs.session import SMALL_WORKLOAD_BYTES
 from udfs.sources import dbt_vars
 
 REPO = Path(__file__).resolve().parent.parent
@@ -152,6 +154,56 @@ def test_an_option_dbt_does_not_know_is_a_user_error_that_names_it(
     # --warehouse DIR` used to end with status 1 and no word of why
     with pytest.raises(LogmartError, match=r"No such option '--warehouse'.*go before the dbt"):
         run_dbt(spark, ["build", "--warehouse", str(warehouse)], warehouse)
+
+
+# Spark substitutes ${conf} in SQL text: what the settings were while dbt ran the query
+SETTINGS_SQL = (
+    "select '${spark.sql.codegen.factoryMode}' as factory_mode, "
+    "'${spark.sql.adaptive.enabled}' as adaptive, "
+    "'${spark.sql.shuffle.partitions}' as shuffle_partitions"
+)
+SETTINGS = ("spark.sql.codegen.factoryMode", "spark.sql.adaptive.enabled",
+            "spark.sql.shuffle.partitions")  # fmt: skip
+
+
+def _settings_in_dbt_run(spark: SparkSession, warehouse: Path) -> list[str]:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        ok = run_dbt(spark, ["show", "--inline", SETTINGS_SQL, "--output", "json"], warehouse)
+    assert ok, out.getvalue()[-3000:]
+    shown = json.loads(out.getvalue()[out.getvalue().index("{") :])["show"][0]
+    return [shown["factory_mode"], shown["adaptive"], shown["shuffle_partitions"]]
+
+
+@pytest.mark.spark
+def test_dbt_runs_over_a_small_warehouse_as_in_a_small_session(
+    spark: SparkSession, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The suite's session has the large profile (C2 pays over a long run), but dbt's run over
+    a small warehouse interprets expressions, plans without adaptive execution and shuffles to
+    one partition, as in a small session (udfs.session.dbt_run_settings); over a large
+    warehouse, or when LOGMART_SESSION_PROFILE says large, Spark's settings stay."""
+    monkeypatch.delenv("LOGMART_SESSION_PROFILE", raising=False)
+    outside = [spark.conf.get(key) for key in SETTINGS]
+    assert outside[:2] == ["FALLBACK", "true"] and int(outside[2]) >= 4
+    small = tmp_path / "small"
+    assert _settings_in_dbt_run(spark, small) == ["NO_CODEGEN", "false", "1"]
+    assert [spark.conf.get(key) for key in SETTINGS] == outside  # put back
+    large = tmp_path / "large"
+    (large / "tables").mkdir(parents=True)
+    with open(large / "tables" / "part-0.parquet", "wb") as part:
+        part.truncate(SMALL_WORKLOAD_BYTES + 1)  # its size is what counts
+    # ${key} of a setting left at Spark's default is '' (an error for the factory mode)
+    unset = [key for key in SETTINGS if spark.conf.get(key, None) is None]
+    try:
+        for key, value in zip(SETTINGS, outside, strict=True):
+            spark.conf.set(key, value)
+        assert _settings_in_dbt_run(spark, large) == outside
+        monkeypatch.setenv("LOGMART_SESSION_PROFILE", "large")
+        assert _settings_in_dbt_run(spark, small) == outside
+    finally:
+        for key in unset:
+            spark.conf.unset(key)
 
 
 PLACEHOLDER_MODELS = {

@@ -226,8 +226,9 @@ def test_the_test_session_asks_for_the_large_profile(spark: SparkSession) -> Non
     """The suite's session lives for the whole run: C2 pays there (tests/conftest.py). Like
     every local session, it runs the parallel collector."""
     assert spark.conf.get("spark.sql.codegen.wholeStage") == "true"
-    with dbt_run_settings(spark):  # dbt's run compiles its expressions here
+    with dbt_run_settings(spark):  # no warehouse named: the session's profile decides
         assert spark.conf.get("spark.sql.codegen.factoryMode") == "FALLBACK"
+    # (over a small warehouse dbt's run interprets them: tests/test_dbt_runner.py)
     management = spark.sparkContext._jvm.java.lang.management.ManagementFactory
     assert not any(
         "TieredStopAtLevel" in arg for arg in management.getRuntimeMXBean().getInputArguments()

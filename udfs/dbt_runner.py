@@ -312,7 +312,7 @@ def run_dbt(
     full_args = dbt_args(args, warehouse, project, target, local_threads(spark))
     target_path, cache = _target_path(full_args), parse_cache(project, args=full_args)
     seed_parse(target_path, cache)
-    with dbt_run_settings(spark):
+    with dbt_run_settings(spark, warehouse):
         try:
             result = dbtRunner(callbacks=callbacks).invoke(full_args)
         finally:

@@ -247,7 +247,8 @@ SMALL_PROFILE_CONF = {
 }
 # The session's profile, readable from the session (spark.conf), for the settings below.
 PROFILE_CONF = "spark.logmart.profile"
-# What dbt's run changes in a small session: expressions interpreted instead of compiled. A
+# What dbt's run changes in a small session, or over a small warehouse in a large local one
+# (dbt_run_settings): expressions interpreted instead of compiled. A
 # demo build still compiled ~1,300 classes with Janino (about 12 s of CPU) for queries over a
 # few thousand rows; interpreted, it built in 0.92 of the time in one process, 0.83 whole
 # process (docs/performance.md, "2026-11-26, evening: compiled expressions"). Not for
@@ -275,10 +276,18 @@ CODEGEN_CACHE_ENTRIES = 4096
 
 
 @contextlib.contextmanager
-def dbt_run_settings(spark: SparkSession) -> Iterator[None]:
-    """The session's settings for a dbt run (SMALL_PROFILE_DBT_CONF in a small session), put
-    back as they were afterwards."""
-    changes = SMALL_PROFILE_DBT_CONF if spark.conf.get(PROFILE_CONF, "") == "small" else {}
+def dbt_run_settings(spark: SparkSession, warehouse: Path | None = None) -> Iterator[None]:
+    """The session's settings for a dbt run over `warehouse`, put back as they were
+    afterwards: SMALL_PROFILE_DBT_CONF in a small session, and in a large local one whose
+    warehouse is small (:func:`session_profile`: a session that lives for many builds, as the
+    test suite's, `--watch` or a notebook's, runs dbt over a few thousand rows as a small one
+    does; its demo build took 0.8 of the time, docs/performance.md)."""
+    small = spark.conf.get(PROFILE_CONF, "") == "small" or (
+        warehouse is not None
+        and is_local_master(spark.sparkContext.master)
+        and session_profile(warehouse) == "small"
+    )
+    changes = SMALL_PROFILE_DBT_CONF if small else {}
     before = {key: spark.conf.get(key, None) for key in changes}
     for key, value in changes.items():
         spark.conf.set(key, value)
