@@ -402,13 +402,9 @@ def _left_out(spark: Any, direction: str, selection: Selection) -> list[str]:
         f"from {TABLE}{joined} where {selection.window_where()}"
     ).collect()
     lines = []
-    excluded = {
-        txn: row[f"excluded_{i}"]
-        for i, txn in enumerate(selection.exclude_transactions)
-        if row[f"excluded_{i}"]
-    }
+    excluded = {txn: row[f"excluded_{i}"] for i, txn in enumerate(selection.exclude_transactions)}
     for txn in selection.exclude_transactions:
-        if txn in excluded:
+        if excluded[txn]:
             lines.append(
                 f"left out: transaction {txn}, {excluded[txn]} change(s) (--exclude-transaction)"
             )

@@ -248,11 +248,11 @@ SMALL_PROFILE_CONF = {
 # The session's profile, readable from the session (spark.conf), for the settings below.
 PROFILE_CONF = "spark.logmart.profile"
 # What dbt's run changes in a small session, or over a small warehouse in a large local one
-# (dbt_run_settings): expressions interpreted instead of compiled. A
-# demo build still compiled ~1,300 classes with Janino (about 12 s of CPU) for queries over a
-# few thousand rows; interpreted, it built in 0.92 of the time in one process, 0.83 whole
-# process (docs/performance.md, "2026-11-26, evening: compiled expressions"). Not for
-# the whole session: Spark's catalog API decodes its rows with compiled code only
+# (dbt_run_settings): expressions interpreted instead of compiled. A demo build still compiled
+# ~1,300 classes with Janino (about 12 s of CPU) for queries over a few thousand rows;
+# interpreted, it built in 0.92 of the time in one process, 0.83 whole process
+# (docs/performance.md, "2026-11-26, evening: compiled expressions"). Not for the whole
+# session: Spark's catalog API decodes its rows with compiled code only
 # (`spark.catalog.listTables` fails with EXPRESSION_DECODING_FAILED), and dbt runs SQL only.
 # Nor, on a few thousand rows, adaptive execution (a re-plan per stage, for shuffles with
 # nothing to balance) or more than one shuffle partition (a task each, mostly empty): a
