@@ -436,19 +436,24 @@ def test_the_bi_view_pairs_the_changes_as_the_undo_check_does(spark, demo):
         picked += [r for r in mine if not r.later_transactions][:1]
     assert {r.source_system for r in picked} == {"db2zos", "db2luw", "soliddb"}
     assert any(r.later_transactions for r in picked)
+    # the view's rows of every picked transaction, in one query
+    keys = ", ".join(
+        f"('{r.source_system}', '{r.log_stream}', '{r.transaction_id}')" for r in picked
+    )
+    in_view: dict[tuple, set] = {}
+    for v in spark.sql(
+        "select v.* from marts.rpt_backout_conflicts v left semi join "
+        f"(values {keys}) as picked (source_system, log_stream, transaction_id) "
+        "using (source_system, log_stream, transaction_id) "
+        "where v.later_transaction_id <> v.transaction_id"
+    ).collect():
+        key = (v.source_system, v.log_stream, v.transaction_id)
+        in_view.setdefault(key, set()).add((v.change_id, v.later_change_id, v.reason))
     for r in picked:
         selection = Selection(
             transaction=r.transaction_id, source_system=r.source_system, log_stream=r.log_stream
         )
         want = {(c.change_id, c.later_change_id, c.reason) for c in conflicts(spark, selection)}
-        got = {
-            (v.change_id, v.later_change_id, v.reason)
-            for v in spark.sql(
-                "select * from marts.rpt_backout_conflicts "
-                f"where source_system = '{r.source_system}' and log_stream = '{r.log_stream}' "
-                f"and transaction_id = '{r.transaction_id}' "
-                "and later_transaction_id <> transaction_id"
-            ).collect()
-        }
+        got = in_view.get((r.source_system, r.log_stream, r.transaction_id), set())
         assert got == want, r.transaction_id
         assert bool(got) == bool(r.later_transactions)
