@@ -344,8 +344,10 @@ def session_conf(
     catalog_in_file: bool = False,
 ) -> dict[str, str]:
     """The Spark settings of a logmart session on `warehouse` (an absolute path); `profile`
-    'small' (:func:`session_profile`) makes a local session compile less."""
-    small = profile == "small" and is_local_master(master)
+    'small' (:func:`session_profile`) makes the session compile less: a cluster's too, whose
+    driver plans the many small queries of a small build (the cluster test's build of 24
+    transactions took three quarters of the CPU, docs/performance.md)."""
+    small = profile == "small"
     java_options = " ".join(
         [
             f"-Dderby.system.home={warehouse}",  # derby.log beside the metastore, not in cwd
