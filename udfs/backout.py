@@ -384,13 +384,19 @@ def header(
     return lines
 
 
-def _left_out(spark: Any, direction: str, selection: Selection) -> list[str]:
+def _left_out(spark: Any, direction: str, selection: Selection, table: str = TABLE) -> list[str]:
     """What the window holds that the script does not, and why: counted in one pass over the
-    window (fct_change_sql is a view: each query of it analyses and runs its SQL again)."""
+    window (fct_change_sql is a view: each query of it analyses and runs its SQL again). Each
+    change left out is counted under one reason: a change Db2 made itself inside a transaction
+    left out by --exclude-transaction counts with that transaction."""
     who = selection.who_changes()
     joined = f" left join ({who}) as who on change_id = who.who_change_id" if who else ""
     selected = selection.where(who_joined="who.who_change_id" if who else None)
-    generated = "0" if selection.include_generated else f"count_if({GENERATED})"
+    excluded_ids = ", ".join(sql_string(txn) for txn in selection.exclude_transactions)
+    not_excluded = (
+        f" and coalesce(transaction_id not in ({excluded_ids}), true)" if excluded_ids else ""
+    )
+    generated = "0" if selection.include_generated else f"count_if(({GENERATED}){not_excluded})"
     excluded_counts = "".join(
         f", count_if(transaction_id = {sql_string(txn)}) as excluded_{i}"
         for i, txn in enumerate(selection.exclude_transactions)
@@ -399,7 +405,7 @@ def _left_out(spark: Any, direction: str, selection: Selection) -> list[str]:
         f"select count(*) as window_changes, count_if({selected}) as selected_changes, "
         f"count_if(({selected}) and {direction}_sql is null) as without_statement, "
         f"{generated} as generated_changes{excluded_counts} "
-        f"from {TABLE}{joined} where {selection.window_where()}"
+        f"from {table}{joined} where {selection.window_where()}"
     ).collect()
     lines = []
     excluded = {txn: row[f"excluded_{i}"] for i, txn in enumerate(selection.exclude_transactions)}

@@ -17,7 +17,7 @@ from types import SimpleNamespace
 import pytest
 
 from udfs import cli
-from udfs.backout import Conflict, check_selection, conflicts, refuse_conflicts
+from udfs.backout import Conflict, _left_out, check_selection, conflicts, refuse_conflicts
 from udfs.change_sql import Selection, _statements
 from udfs.errors import LogmartError
 
@@ -324,8 +324,8 @@ def test_a_script_header_says_what_it_covers(spark, demo, capsys):
         .first()
         .n
     )
-    if others:
-        assert f"-- left out: {others} other change(s) in the window that the filters" in script
+    assert others, f"every committed change of the demo log was made by {authid}"
+    assert f"-- left out: {others} other change(s) in the window that the filters" in script
 
 
 def test_bad_selections_are_one_line_exit_2_and_nothing_written(demo, capsys):
@@ -399,6 +399,72 @@ def test_changes_db2_made_itself_are_left_out_unless_asked_for():
     assert generated not in kept.where() and kept.filters() == ["--include-generated"]
     # what the filters leave out is counted against the window with every change in it
     assert generated not in default.window_where()
+
+
+LEFT_OUT_VIEW = "backout_fixture_left_out"
+
+
+@pytest.fixture
+def window_changes(spark):
+    """A window of seven committed changes in one log, each with what a script's header must
+    say of it: tx1's insert is selected; its delete is not (--operation insert); tx2 is left
+    out with its two changes, one of them made by an RI constraint (counted with tx2, not as
+    well among the changes Db2 made itself); tx3's cascade is left out as made by Db2; tx4's
+    insert has no UNDO statement."""
+    rows = [
+        # change_id, transaction, position, operation, generated_by, undo_sql
+        ("C1", "tx1", "P01", "insert", None, "delete ..."),
+        ("C2", "tx1", "P01", "delete", None, "insert ..."),
+        ("C3", "tx2", "P02", "insert", None, "delete ..."),
+        ("C4", "tx2", "P02", "insert", "RI", "delete ..."),
+        ("C5", "tx3", "P03", "insert", None, "delete ..."),
+        ("C6", "tx3", "P03", "insert", "RI", "delete ..."),
+        ("C7", "tx4", "P04", "insert", None, None),
+    ]
+    selects = [
+        f"select '{cid}', 'db2zos', 'PROD', 'S', 'T', '{txn}', '{position}', "
+        f"cast(null as timestamp), '{operation}', "
+        f"{'null' if generated is None else repr(generated)}, "
+        f"{'cast(null as string)' if undo is None else repr(undo)}, 'redo ...'"
+        for cid, txn, position, operation, generated, undo in rows
+    ]
+    spark.sql(
+        f"create or replace temporary view {LEFT_OUT_VIEW} (change_id, source_system, "
+        "log_stream, table_schema, table_name, transaction_id, commit_position, commit_ts, "
+        "operation, generated_by, undo_sql, redo_sql) as " + " union all ".join(selects)
+    )
+    yield LEFT_OUT_VIEW
+    spark.catalog.dropTempView(LEFT_OUT_VIEW)
+
+
+def test_each_change_left_out_is_counted_once_under_one_reason(spark, window_changes):
+    selection = Selection(
+        from_position="P00", source_system="db2zos", log_stream="PROD",
+        operations=("insert",), exclude_transactions=("tx2", "tx99"),
+    )  # fmt: skip
+    assert _left_out(spark, "undo", selection, window_changes) == [
+        "left out: transaction tx2, 2 change(s) (--exclude-transaction)",
+        "left out: transaction tx99 (--exclude-transaction): not in the window",
+        "left out: 1 change(s) Db2 made itself (fct_changes.generated_by: RI constraints, "
+        "triggers, temporal history): the target's own constraints and triggers make them "
+        "again (--include-generated keeps them)",
+        "left out: 1 other change(s) in the window that the filters do not select",
+        "left out: 1 change(s) with no UNDO statement, each a comment below saying why",
+    ]
+    # with the changes Db2 made kept, tx3's cascade is selected and tx2 still counts both
+    kept = Selection(
+        from_position="P00", source_system="db2zos", log_stream="PROD",
+        operations=("insert",), exclude_transactions=("tx2",), include_generated=True,
+    )  # fmt: skip
+    assert _left_out(spark, "undo", kept, window_changes) == [
+        "left out: transaction tx2, 2 change(s) (--exclude-transaction)",
+        "left out: 1 other change(s) in the window that the filters do not select",
+        "left out: 1 change(s) with no UNDO statement, each a comment below saying why",
+    ]
+    everything = Selection(
+        from_position="P00", source_system="db2zos", log_stream="PROD", include_generated=True
+    )
+    assert _left_out(spark, "redo", everything, window_changes) == ["left out: nothing"]
 
 
 def test_a_script_over_a_transaction_with_compensation_records_says_so(spark, demo, capsys):
