@@ -392,11 +392,11 @@ def _left_out(spark: Any, direction: str, selection: Selection, table: str = TAB
     who = selection.who_changes()
     joined = f" left join ({who}) as who on change_id = who.who_change_id" if who else ""
     selected = selection.where(who_joined="who.who_change_id" if who else None)
-    excluded_ids = ", ".join(sql_string(txn) for txn in selection.exclude_transactions)
-    not_excluded = (
-        f" and coalesce(transaction_id not in ({excluded_ids}), true)" if excluded_ids else ""
+    # a null transaction id is not in an excluded transaction
+    not_excluded = f"coalesce({selection.not_excluded()}, true)"
+    generated = (
+        "0" if selection.include_generated else f"count_if(({GENERATED}) and {not_excluded})"
     )
-    generated = "0" if selection.include_generated else f"count_if(({GENERATED}){not_excluded})"
     excluded_counts = "".join(
         f", count_if(transaction_id = {sql_string(txn)}) as excluded_{i}"
         for i, txn in enumerate(selection.exclude_transactions)

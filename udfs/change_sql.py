@@ -101,14 +101,21 @@ class Selection:
             names = ", ".join(sql_string(operation) for operation in self.operations)
             conditions.append(f"operation in ({names})")
         if self.exclude_transactions:
-            names = ", ".join(sql_string(txn) for txn in self.exclude_transactions)
-            conditions.append(f"transaction_id not in ({names})")
+            conditions.append(self.not_excluded())
         who = self._who()
         if who and who_joined is not None:
             conditions.append(f"{who_joined} is not null")
         elif who:
             conditions.append(f"change_id in (select change_id from {CHANGES} where {who})")
         return conditions
+
+    def not_excluded(self) -> str:
+        """The condition that leaves out the --exclude-transaction transactions ('true' when
+        there are none)."""
+        if not self.exclude_transactions:
+            return "true"
+        names = ", ".join(sql_string(txn) for txn in self.exclude_transactions)
+        return f"transaction_id not in ({names})"
 
     def _who(self) -> str:
         """The condition on who made the change (authid, plan, connection: in fct_changes

@@ -416,9 +416,9 @@ def window_changes(spark):
         ("C1", "tx1", "P01", "insert", None, "delete ..."),
         ("C2", "tx1", "P01", "delete", None, "insert ..."),
         ("C3", "tx2", "P02", "insert", None, "delete ..."),
-        ("C4", "tx2", "P02", "insert", "RI", "delete ..."),
+        ("C4", "tx2", "P02", "insert", "ri_constraint", "delete ..."),
         ("C5", "tx3", "P03", "insert", None, "delete ..."),
-        ("C6", "tx3", "P03", "insert", "RI", "delete ..."),
+        ("C6", "tx3", "P03", "insert", "ri_constraint", "delete ..."),
         ("C7", "tx4", "P04", "insert", None, None),
     ]
     selects = [
