@@ -43,7 +43,6 @@ COPIES = [
     ("soliddb/PROD/c2/sys_log_copy.parquet", "soliddb/PROD/c1/sys_log.parquet"),
 ]
 INCREMENTAL_MODELS = [
-    "int_logmaster_changes_reassembled",
     "int_logmaster_row_images_decoded",
     "int_db2luw_row_images_decoded",
     "int_soliddb_row_images_decoded",

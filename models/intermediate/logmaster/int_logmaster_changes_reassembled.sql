@@ -2,26 +2,17 @@
 -- segments: each is a full LLDF record whose DATA slice is one piece of DATA, in SEGNUM order
 -- (README interpretation 7). A change with a missing or repeated segment keeps no DATA and
 -- says why in reassembly_error; its records are quarantined downstream.
--- Incremental by capture (macros/incremental.sql): a build reassembles only new or changed
--- extracts.
-{{ config(enabled=logmart_source_enabled('logmaster')) }}
-{{ config(
-    materialized='incremental',
-    incremental_strategy='insert_overwrite',
-    partition_by=['capture_fingerprint'],
-    on_schema_change='fail',
-    pre_hook="{{ drop_stale_capture_partitions('db2zos', '') }}"
-) }}
+-- A view: its readers (the row images, decoded incrementally by capture; the catalog events;
+-- the quarantine) compute it with their own filters pushed into the raw scan. As a table it
+-- was a second write and read of every change and its images (docs/performance.md,
+-- "2026-11-28, afternoon").
+{{ config(enabled=logmart_source_enabled('logmaster'), materialized='view') }}
 {%- set columns = logmaster_change_columns() %}
 with
 
-captures as (
-    {{ captures_to_build('db2zos', '') }}
-),
-
 records as (
     select * from {{ ref('stg_logmaster__lldf') }}
-    where is_decoded and {{ captures_to_build_filter('db2zos', '') }}
+    where is_decoded
 ),
 
 whole_records as (
@@ -158,9 +149,4 @@ all_changes as (
     select * from reassembled_records
 )
 
-select
-    all_changes.*,
-    captures.capture_fingerprint
-from all_changes
-inner join captures
-    on all_changes.capture = captures.capture
+select * from all_changes

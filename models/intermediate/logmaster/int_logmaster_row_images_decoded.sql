@@ -22,7 +22,7 @@ captures as (
 
 changes as (
     select
-        changes.* except (capture_fingerprint),
+        changes.*,
         captures.capture_fingerprint
     from {{ ref('int_logmaster_changes_reassembled') }} as changes
     inner join {{ ref('logmaster_change_types') }} as change_types
