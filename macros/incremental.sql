@@ -31,27 +31,25 @@
 {#- The captures of `source_system` to compute: all of them, or on an incremental run those
     whose fingerprint is not a partition of the model yet. Columns capture, capture_fingerprint. -#}
 {% macro captures_to_build(source_system, settings) -%}
-    {%- set built = built_capture_fingerprints() %}
     select
         capture,
         {{ capture_fingerprint_expression(settings) }} as capture_fingerprint
     from {{ ref('stg_logmart__captures') }}
     where
         source_system = '{{ source_system }}'
-        {%- if built %}
+        {%- if execute and is_incremental() %}
+            {#- the partitions the model has: the table's partition list, a metastore call (a
+                `select distinct` of the partition column opens every file of the table: 5 s
+                of a new capture's build at 1M records) #}
+            {%- set built = capture_partitions(this) %}
+            {%- if built %}
             and {{ capture_fingerprint_expression(settings) }} not in (
                 {%- for fingerprint in built -%}
                     {{ logmart_string_literal(fingerprint) }}{{ ", " if not loop.last }}
                 {%- endfor -%}
             )
+            {%- endif %}
         {%- endif %}
-{%- endmacro %}
-
-{#- On an incremental run, the fingerprints that are partitions of the model (`this`) already:
-    the table's partition list, a metastore call. A `select distinct` of the partition column
-    opens every file of the table (5 s of a new capture's build at 1M records). -#}
-{% macro built_capture_fingerprints() -%}
-    {{- return(capture_partitions(this) if execute and is_incremental() else []) -}}
 {%- endmacro %}
 
 {#- The capture fingerprints of `relation`'s partitions (`capture_fingerprint=...`). -#}

@@ -6,7 +6,8 @@
 -- the quarantine) compute it with their own filters pushed into the raw scan. As a table it
 -- was a second write and read of every change and its images (docs/performance.md,
 -- "2026-11-28, afternoon").
-{{ config(enabled=logmart_source_enabled('logmaster'), materialized='view') }}
+{{ config(enabled=logmart_source_enabled('logmaster')) }}
+{{ config(materialized='view') }}
 {%- set columns = logmaster_change_columns() %}
 with
 
