@@ -38,16 +38,25 @@ control_failures as (
     where not is_decoded
 ),
 
-segment_failures as (
-    -- segmented changes the reassembly rejected (the view's segments only: a whole record
-    -- has no reassembly_error, so Spark drops that branch of the view)
+change_failures as (
     select
-        raw_records,
-        concat('LLDF ', change_type) as record_type,
-        'segments' as stage,
-        reassembly_error as reason
+        reassembled.raw_records,
+        concat('LLDF ', reassembled.change_type) as record_type,
+        case
+            when reassembled.reassembly_error is not null then 'segments'
+            else 'change_type'
+        end as stage,
+        coalesce(
+            reassembled.reassembly_error,
+            concat(
+                'CHANGE TYPE ''', reassembled.change_type,
+                ''' is not one logmart knows; see seeds/logmaster_change_types.csv'
+            )
+        ) as reason
     from reassembled
-    where reassembly_error is not null
+    left join change_types
+        on reassembled.change_type = change_types.change_type
+    where reassembled.reassembly_error is not null or change_types.change_type is null
 ),
 
 image_failures as (
@@ -61,7 +70,7 @@ image_failures as (
 ),
 
 later_failures as (
-    -- records that decoded but whose change failed later (segments, images)
+    -- records that decoded but whose change failed later (segments, change type, images)
     select
         failed_record.source_file,
         failed_record.raw_offset,
@@ -69,7 +78,7 @@ later_failures as (
         failures.stage,
         failures.reason
     from (
-        select * from segment_failures
+        select * from change_failures
         union all
         select * from image_failures
     ) as failures
@@ -77,10 +86,9 @@ later_failures as (
 ),
 
 data_failures as (
-    -- one pass over the data records: those that did not decode (or repeat another), those a
-    -- later stage rejected, and those of a change type logmart does not know (each record of
-    -- a change; the reassembly's reason first). No broadcast hint on the failures: with a
-    -- wrong setting every image of a capture fails, as many failures as records
+    -- one pass over the data records: those that did not decode (or repeat another), and
+    -- those a later stage rejected. No broadcast hint on the failures: with a wrong setting
+    -- every image of a capture fails, as many failures as records
     select
         data_records.capture,
         data_records.source_file,
@@ -88,27 +96,17 @@ data_failures as (
         data_records.record_length,
         data_records.record_bytes,
         case
-            when data_records.is_decoded
-                then coalesce(
-                    later_failures.record_type, concat('LLDF ', data_records.change_type)
-                )
+            when data_records.is_decoded then later_failures.record_type
             when data_records.repeats_record is null then 'LLDF'
             else concat('LLDF ', data_records.change_type)
         end as record_type,
         case
-            when data_records.is_decoded then coalesce(later_failures.stage, 'change_type')
+            when data_records.is_decoded then later_failures.stage
             when data_records.repeats_record is null then 'decode'
             else 'repeat'
         end as stage,
         case
-            when data_records.is_decoded
-                then coalesce(
-                    later_failures.reason,
-                    concat(
-                        'CHANGE TYPE ''', data_records.change_type,
-                        ''' is not one logmart knows; see seeds/logmaster_change_types.csv'
-                    )
-                )
+            when data_records.is_decoded then later_failures.reason
             else coalesce(
                 data_records.decode_error,
                 concat(
@@ -125,12 +123,7 @@ data_failures as (
         on
             data_records.source_file = later_failures.source_file
             and data_records.raw_offset = later_failures.raw_offset
-    left join change_types
-        on data_records.change_type = change_types.change_type
-    where
-        not data_records.is_decoded
-        or later_failures.source_file is not null
-        or change_types.change_type is null
+    where not data_records.is_decoded or later_failures.source_file is not null
 ),
 
 all_failures as (
