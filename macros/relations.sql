@@ -27,3 +27,22 @@
         cast(null as {{ data_type }}) as {{ column }}
     {%- endif -%}
 {%- endmacro %}
+
+{#-
+    Whether `relation` (a ref or source) holds no row, asked when the model compiles: a model
+    whose input is empty in most builds (the base snapshots) filters it with `false`, so that
+    Spark's optimizer drops the joins to the large tables it would otherwise read for nothing.
+    False while dbt parses and when the relation is not built yet. A unit test of such a model
+    overrides this macro (its given rows are not the warehouse's).
+-#}
+{% macro relation_is_empty(relation) %}
+    {% if not execute %}
+        {{ return(false) }}
+    {% endif %}
+    {% set loaded = load_relation(relation) %}
+    {% if loaded is none %}
+        {{ return(false) }}
+    {% endif %}
+    {% set found = run_query('select 1 from ' ~ loaded ~ ' limit 1') %}
+    {{ return(found.rows | length == 0) }}
+{% endmacro %}
