@@ -1,13 +1,21 @@
 {#-
+    `relation` (a ref or source) as the warehouse has it, or none: while dbt parses (nothing
+    is built then) and when the relation is not built yet.
+-#}
+{% macro built_relation(relation) %}
+    {% if not execute %}
+        {{ return(none) }}
+    {% endif %}
+    {{ return(load_relation(relation)) }}
+{% endmacro %}
+
+{#-
     Whether `relation` (a ref) exists and has `column`: lets a shared model read a column of
-    the change contract that only some sources give (e.g. `column_types`). False while dbt
-    parses (nothing is built then) and when the relation is not built yet.
+    the change contract that only some sources give (e.g. `column_types`). False when it is
+    not built (built_relation).
 -#}
 {% macro relation_has_column(relation, column) %}
-    {% if not execute %}
-        {{ return(false) }}
-    {% endif %}
-    {% set loaded = load_relation(relation) %}
+    {% set loaded = built_relation(relation) %}
     {% if loaded is none %}
         {{ return(false) }}
     {% endif %}
@@ -32,14 +40,11 @@
     Whether `relation` (a ref or source) holds no row, asked when the model compiles: a model
     whose input is empty in most builds (the base snapshots) filters it with `false`, so that
     Spark's optimizer drops the joins to the large tables it would otherwise read for nothing.
-    False while dbt parses and when the relation is not built yet. A unit test of such a model
-    overrides this macro (its given rows are not the warehouse's).
+    False when it is not built (built_relation). A unit test of such a model overrides this
+    macro (its given rows are not the warehouse's).
 -#}
 {% macro relation_is_empty(relation) %}
-    {% if not execute %}
-        {{ return(false) }}
-    {% endif %}
-    {% set loaded = load_relation(relation) %}
+    {% set loaded = built_relation(relation) %}
     {% if loaded is none %}
         {{ return(false) }}
     {% endif %}
