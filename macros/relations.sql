@@ -10,26 +10,28 @@
 {% endmacro %}
 
 {#-
-    Whether `relation` (a ref) exists and has `column`: lets a shared model read a column of
-    the change contract that only some sources give (e.g. `column_types`). False when it is
-    not built (built_relation).
+    The column names (lower case) of `relation` (a ref) as the warehouse has it: lets a shared
+    model read a column of the change contract that only some sources give (e.g.
+    `column_types`). Empty when it is not built (built_relation). One `describe` per relation:
+    a model asks once and looks its optional columns up in the list.
 -#}
-{% macro relation_has_column(relation, column) %}
+{% macro relation_column_names(relation) %}
     {% set loaded = built_relation(relation) %}
     {% if loaded is none %}
-        {{ return(false) }}
+        {{ return([]) }}
     {% endif %}
     {% set columns = adapter.get_columns_in_relation(loaded) %}
-    {% set names = columns | map(attribute='name') | map('lower') | list %}
-    {{ return(column | lower in names) }}
+    {{ return(columns | map(attribute='name') | map('lower') | list) }}
 {% endmacro %}
 
 {#-
-    A column of the change contract that only some sources give: `column` when `relation`
-    has it, else a typed null under that name.
+    A column of the change contract that only some sources give: `column` when it is among
+    `column_names` (relation_column_names of the relation read), else a typed null under
+    that name (also when `column_names` is none: sqlfluff's templater, whose macros return
+    nothing).
 -#}
-{% macro optional_column(relation, column, data_type) -%}
-    {%- if relation_has_column(relation, column) -%}
+{% macro optional_column(column_names, column, data_type) -%}
+    {%- if column | lower in (column_names or []) -%}
         {{ column }}
     {%- else -%}
         cast(null as {{ data_type }}) as {{ column }}

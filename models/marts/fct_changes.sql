@@ -11,6 +11,8 @@ with
 
 changes as (
     {% for source in logmart_sources() -%}
+        {#- the standardized model's columns, looked up once (one describe) #}
+        {%- set columns = relation_column_names(ref('int_' ~ source ~ '_changes_standardized')) -%}
         select
             change_id,
             source_system,
@@ -40,59 +42,24 @@ changes as (
             decode_warnings,
             raw_file,
             raw_offset,
-            {{ optional_column(
-                ref('int_' ~ source ~ '_changes_standardized'),
-                'column_types',
-                'map<string,string>'
-            ) }},
-            {{ optional_column(
-                ref('int_' ~ source ~ '_changes_standardized'), 'generated_by', 'string'
-            ) }},
-            {{ optional_column(
-                ref('int_' ~ source ~ '_changes_standardized'), 'incomplete_transaction', 'boolean'
-            ) }},
-            {{ optional_column(
-                ref('int_' ~ source ~ '_changes_standardized'), 'incomplete_dependency', 'boolean'
-            ) }},
-            {{ optional_column(
-                ref('int_' ~ source ~ '_changes_standardized'), 'has_compensation', 'boolean'
-            ) }},
-            {{ optional_column(
-                ref('int_' ~ source ~ '_changes_standardized'),
-                'before_unavailable',
-                'map<string,string>'
-            ) }},
-            {{ optional_column(
-                ref('int_' ~ source ~ '_changes_standardized'),
-                'after_unavailable',
-                'map<string,string>'
-            ) }},
+            {{ optional_column(columns, 'column_types', 'map<string,string>') }},
+            {{ optional_column(columns, 'generated_by', 'string') }},
+            {{ optional_column(columns, 'incomplete_transaction', 'boolean') }},
+            {{ optional_column(columns, 'incomplete_dependency', 'boolean') }},
+            {{ optional_column(columns, 'has_compensation', 'boolean') }},
+            {{ optional_column(columns, 'before_unavailable', 'map<string,string>') }},
+            {{ optional_column(columns, 'after_unavailable', 'map<string,string>') }},
             -- a truncate's scope: 'table', or 'partition' with its key range (Log Master DM
             -- of LOAD REPLACE PART); a source without the column: 'table' for its truncates
             coalesce(
-                {{ optional_column(
-                    ref('int_' ~ source ~ '_changes_standardized'), 'truncate_scope', 'string'
-                ) | replace(' as truncate_scope', '') }},
+                {{ optional_column(columns, 'truncate_scope', 'string')
+                    | replace(' as truncate_scope', '') }},
                 if(operation = 'truncate', 'table', null)
             ) as truncate_scope,
-            {{ optional_column(
-                ref('int_' ~ source ~ '_changes_standardized'), 'partition_number', 'int'
-            ) }},
-            {{ optional_column(
-                ref('int_' ~ source ~ '_changes_standardized'),
-                'partition_key_columns',
-                'array<string>'
-            ) }},
-            {{ optional_column(
-                ref('int_' ~ source ~ '_changes_standardized'),
-                'partition_low_key',
-                'map<string,string>'
-            ) }},
-            {{ optional_column(
-                ref('int_' ~ source ~ '_changes_standardized'),
-                'partition_high_key',
-                'map<string,string>'
-            ) }}
+            {{ optional_column(columns, 'partition_number', 'int') }},
+            {{ optional_column(columns, 'partition_key_columns', 'array<string>') }},
+            {{ optional_column(columns, 'partition_low_key', 'map<string,string>') }},
+            {{ optional_column(columns, 'partition_high_key', 'map<string,string>') }}
         from {{ ref('int_' ~ source ~ '_changes_standardized') }}
         {% if not loop.last %}union all{% endif %}
     {% endfor %}
