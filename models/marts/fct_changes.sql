@@ -11,8 +11,9 @@ with
 
 changes as (
     {% for source in logmart_sources() -%}
-        {#- the standardized model's columns, looked up once (one describe) #}
-        {%- set columns = relation_column_names(ref('int_' ~ source ~ '_changes_standardized')) -%}
+        {%- set standardized = ref('int_' ~ source ~ '_changes_standardized') %}
+        {#- its columns, looked up once (one describe) #}
+        {%- set columns = relation_column_names(standardized) -%}
         select
             change_id,
             source_system,
@@ -60,7 +61,7 @@ changes as (
             {{ optional_column(columns, 'partition_key_columns', 'array<string>') }},
             {{ optional_column(columns, 'partition_low_key', 'map<string,string>') }},
             {{ optional_column(columns, 'partition_high_key', 'map<string,string>') }}
-        from {{ ref('int_' ~ source ~ '_changes_standardized') }}
+        from {{ standardized }}
         {% if not loop.last %}union all{% endif %}
     {% endfor %}
 )
