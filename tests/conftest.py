@@ -5,8 +5,10 @@ so every test that needs Spark shares the session-scoped `spark` fixture (wareho
 folder), on the run's one JVM (`spark_jvm`). The scenarios that build warehouses of their own
 (fixture `own_warehouse`: the incremental scenario with its snapshots, the capture settings' builds)
 run on that JVM before the shared session starts; a whole `logmart` command among them runs in
-this process too (`run_logmart`). Tests that need another Spark process (lock, no-Java runs,
-a command as a user's shell runs it) start it with `subprocess`. The three largest commands in
+this process too (`run_logmart`). When the run has the incremental scenario, its last build
+(from scratch, every dbt test) is the demo's too (`demo`), and its warehouse the shared one.
+Tests that need another Spark process (lock, no-Java runs, a command as a user's shell runs
+it) start it with `subprocess`. The three largest commands in
 processes of their own (the fault matrix's build in a C1-only JVM, the cluster's drivers,
 sqlfluff) are background jobs (tests/background.py): they start when collection ends, in the
 idle scheduling class, and their tests run last.
@@ -76,6 +78,10 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     JVM once the archive is made."""
     from udfs.class_archive import start_in_foreground
 
+    # the demo's build is the incremental scenario's last when the run has both (`demo`)
+    _RUN_CACHE["scenario"] = any(
+        "stream_scenario" in getattr(item, "fixturenames", ()) for item in session.items
+    )
     if any(item.get_closest_marker("spark") for item in session.items):
         _RUN_CACHE["maker"] = start_in_foreground()
     maker = _RUN_CACHE.get("maker")
@@ -140,8 +146,19 @@ def run_logmart(
 
 
 @pytest.fixture(scope="session")
-def warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The test session's warehouse folder (tables, metastore_db, derby.log, dbt output)."""
+def scenario_work(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The incremental scenario's folder (stage, raw, warehouse)."""
+    return tmp_path_factory.mktemp("incremental")
+
+
+@pytest.fixture(scope="session")
+def warehouse(tmp_path_factory: pytest.TempPathFactory, scenario_work: Path) -> Path:
+    """The test session's warehouse folder (tables, metastore_db, derby.log, dbt output): the
+    incremental scenario's when the run has it (its last build is the demo's: `demo`)."""
+    if _RUN_CACHE.get("scenario"):
+        folder = scenario_work / "warehouse"
+        folder.mkdir()
+        return folder
     return tmp_path_factory.mktemp("warehouse")
 
 
@@ -192,7 +209,7 @@ def _before_the_shared_session(what: str) -> None:
 
 
 @pytest.fixture(scope="session")
-def stream_scenario(spark_jvm: None, tmp_path_factory: pytest.TempPathFactory) -> dict:
+def stream_scenario(spark_jvm: None, scenario_work: Path) -> dict:
     """What the incremental scenario recorded (tests/incremental/scenario.py: a log stream per
     source in two captures, built incrementally, with base snapshots added, and from scratch),
     on the run's JVM with a warehouse of its own, once for the two modules that check it
@@ -201,9 +218,8 @@ def stream_scenario(spark_jvm: None, tmp_path_factory: pytest.TempPathFactory) -
     from tests.incremental.scenario import main
 
     _before_the_shared_session("the incremental scenario")
-    work = tmp_path_factory.mktemp("incremental")
-    main(work)
-    return json.loads((work / "result.json").read_text())
+    main(scenario_work, more_inputs=write_demo_inputs)
+    return json.loads((scenario_work / "result.json").read_text())
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -243,16 +259,35 @@ def _generators() -> list:
     return [logmaster.generate, db2luw.generate, soliddb.generate]
 
 
-@pytest.fixture(scope="session")
-def demo(spark: SparkSession, warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> Demo:
-    """Generated logs of every source under one raw folder, built once (load + dbt build)."""
-    from udfs.pipeline import build
-
-    raw = tmp_path_factory.mktemp("raw")
+def write_demo_inputs(raw: Path) -> None:
+    """The demo's inputs under ``raw``: each generator's workload (its truth in raw/truth) and
+    the sources' other inputs (EXTRA_INPUTS)."""
     for generate in _generators():
         generate(raw, DEMO_TRANSACTIONS, DEMO_SEED)
     for write_inputs in EXTRA_INPUTS:
         write_inputs(raw)
-    # every dbt test: logmart's unit tests and the tests of its SQL's invariants run here
+
+
+@pytest.fixture(scope="session")
+def demo(
+    request: pytest.FixtureRequest,
+    spark_jvm: None,
+    warehouse: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Demo:
+    """Generated logs of every source under one raw folder, built once (load + dbt build) with
+    every dbt test: logmart's unit tests and the tests of its SQL's invariants run there.
+    When the run has the incremental scenario, its streams share that folder and its build
+    from scratch is this build (one build of the graph instead of two); the shared session
+    then opens its warehouse. The demo's captures are other log streams than the scenario's."""
+    from udfs.pipeline import build
+
+    if _RUN_CACHE.get("scenario"):
+        scenario = request.getfixturevalue("stream_scenario")
+        request.getfixturevalue("spark")
+        return Demo(Path(scenario["raw"]), warehouse, scenario["summaries"]["scratch"])
+    spark = request.getfixturevalue("spark")
+    raw = tmp_path_factory.mktemp("raw")
+    write_demo_inputs(raw)
     summary = build(spark, raw, warehouse, checks="all")
     return Demo(raw, warehouse, summary)

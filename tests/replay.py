@@ -22,11 +22,14 @@ def replay(
     source_system: str,
     up_to_position: str | None = None,
     exclude: tuple[str, ...] = (),
+    log_stream: str | None = None,
 ) -> dict[str, list[dict]]:
     """Final rows per 'SCHEMA.TABLE' after applying the source's committed changes in order
     (only those committed at or before `up_to_position` when given: the rows as of then;
-    without the transactions `exclude` names)."""
+    without the transactions `exclude` names; of one log stream when given)."""
     until = "" if up_to_position is None else f" and commit_position <= '{up_to_position}'"
+    if log_stream is not None:
+        until += f" and log_stream = '{log_stream}'"
     if exclude:
         until += " and transaction_id not in (" + ", ".join(f"'{t}'" for t in exclude) + ")"
     changes = spark.sql(

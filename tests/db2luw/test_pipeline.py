@@ -488,6 +488,9 @@ def test_without_a_catalog_only_tables_the_log_describes_decode(spark, demo):
 def test_the_data_source_decodes_most_images_as_the_udf_would(spark, demo):
     """The raw load's images (option images: the catalog layout, column-at-a-time) are taken
     where their digest is the layout version's own; there they equal the UDF's decoding."""
+    from udfs.spark_udfs import register_functions
+
+    register_functions(spark)  # the build's SQL functions (it may have run in another session)
     same = "sha2(concat_ws(char(0), v.layout_json, r.byteorder), 256)"
     (counts,) = rows(
         spark,

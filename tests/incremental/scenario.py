@@ -7,12 +7,14 @@ transactions open at the cut. The raw folder first holds capture 1 (build ``firs
 capture 2 and copies of capture-1 files arrive (build ``second``, incremental); the same
 folder is built again (``again``); base snapshots are added to every stream and it is built
 twice more (``snapshots``, ``snapshots_again``: tests/marts/snapshot_scenario.py); then it is
-built from scratch (``scratch``: every file decoded again, every model rebuilt, every dbt data
-test run; the others skip dbt's tests for time, but for the snapshots build, which runs a
-user's checks). After each build the result records what the loader did, the Parquet files
+built from scratch (``scratch``: every file decoded again, every model rebuilt, every dbt test
+run, logmart's unit tests too; the others skip dbt's tests for time, but for the snapshots
+build, which runs a user's checks). ``main``'s ``more_inputs`` adds other log streams to the
+folder before ``scratch``: the test run's demo (tests/conftest.py ``demo``), whose build is
+then this one. After each build the result records what the loader did, the Parquet files
 behind the raw tables and the incremental models, and every mart's rows (of ``first``, its
-transactions only; of ``snapshots_again``, none). tests/incremental/test_incremental.py and
-tests/marts/test_snapshots_build.py check it.
+transactions only; of ``snapshots_again``, none), of the scenario's streams only.
+tests/incremental/test_incremental.py and tests/marts/test_snapshots_build.py check it.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from __future__ import annotations
 import json
 import shutil
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -48,13 +51,16 @@ INCREMENTAL_MODELS = [
     "int_soliddb_row_images_decoded",
 ]
 BUILD_TIME_COLUMNS = {"loaded_at"}
+# A build's record keeps the scenario's log streams only: its build from scratch has other
+# streams too (``main``'s ``more_inputs``: the test run's demo, tests/conftest.py).
+STREAMS = tuple(sorted(captures[0].split("/")[0] for captures in CAPTURES.values()))
+_STREAM_LIST = ", ".join(f"'{stream}'" for stream in STREAMS)
 # The marts kept of a build (all of them when not named here): the tests compare the others'
 # marts, of the first's only its transactions (the transactions open at the cut), and of the
 # unchanged build after the snapshots' only whether dbt ran.
 MARTS_KEPT = {"first": ("fct_transactions",), "snapshots_again": ()}
 # dbt's data and unit tests run once, on the build from scratch (~4/5 of a build's nodes).
 NO_TESTS = ("--exclude-resource-type", "test", "--exclude-resource-type", "unit_test")
-NO_UNIT_TESTS = ("--exclude-resource-type", "unit_test")
 
 
 def generate(stage: Path) -> dict[str, Any]:
@@ -79,11 +85,27 @@ def _rows(spark: SparkSession, sql: str) -> list[dict[str, Any]]:
     return [row.asDict(recursive=True) for row in spark.sql(sql).collect()]
 
 
+def in_scenario_streams(columns: list[str]) -> str:
+    """The condition that keeps a table's rows of the scenario's log streams, by the first of
+    its columns that names the stream."""
+    if "log_stream" in columns:
+        return f"log_stream in ({_STREAM_LIST})"
+    if "capture" in columns:
+        return f"split(capture, '/')[0] in ({_STREAM_LIST})"
+    if "source_file" in columns:  # <source folder>/<stream>/...
+        return f"split(source_file, '/')[1] in ({_STREAM_LIST})"
+    raise ValueError(f"no column names a row's log stream among {columns}")
+
+
 def _parts(spark: SparkSession, table: str, keys: list[str]) -> dict[Any, list[str]]:
-    """The Parquet files holding the rows of ``table``, by the value(s) of ``keys``."""
+    """The Parquet files holding the rows of ``table`` of the scenario's streams, by the
+    value(s) of ``keys``."""
     found: dict[Any, set[str]] = {}
     columns = ", ".join(keys)
-    sql = f"select distinct {columns}, input_file_name() as part from {table}"
+    sql = (
+        f"select distinct {columns}, input_file_name() as part from {table} "
+        f"where {in_scenario_streams(keys)}"
+    )
     for row in spark.sql(sql).collect():
         key = row[keys[0]] if len(keys) == 1 else tuple(row[k] for k in keys)
         found.setdefault(key, set()).add(row["part"])
@@ -95,9 +117,9 @@ def snapshot(
 ) -> dict[str, Any]:
     """What one build left: load report, raw.files, the files behind each raw table's and
     incremental model's rows, and the rows of the marts named in `only`, else of every mart (JSON
-    text, sorted)."""
+    text, sorted); of the scenario's log streams only."""
     files = _rows(spark, "select * except (loaded_at), cast(loaded_at as string) as loaded_at "
-                         "from raw.files")  # fmt: skip
+                         f"from raw.files where {in_scenario_streams(['log_stream'])}")  # fmt: skip
     raw_parts = {}
     for table in spark.catalog.listTables("raw"):
         # the session's temporary views (dbt's __dbt_tmp of an incremental run) list here too
@@ -119,6 +141,7 @@ def snapshot(
             continue
         frame = spark.table(f"marts.{table.name}")
         keep = [c for c in frame.columns if c not in BUILD_TIME_COLUMNS]
+        frame = frame.where(in_scenario_streams(frame.columns))
         marts[table.name] = sorted(
             r[0] for r in frame.selectExpr(f"to_json(struct({', '.join(f'`{c}`' for c in keep)}))")
             .collect()
@@ -219,26 +242,31 @@ def debezium_exports(spark: SparkSession, work: Path, label: str, result: dict) 
         record["once"] = _debezium_files(work / "debezium-once")
 
 
-def main(work: Path) -> None:
+def main(work: Path, more_inputs: Callable[[Path], None] | None = None) -> None:
     from tests.marts.snapshot_scenario import snapshot_model_tests, snapshot_phase
     from udfs.pipeline import build
     from udfs.session import spark_session
     from udfs.strict import first_problem
 
     stage, raw, warehouse = work / "stage", work / "raw", work / "warehouse"
-    result: dict[str, Any] = {"generated": generate(stage), "builds": {}, "stage": str(stage)}
+    result: dict[str, Any] = {"generated": generate(stage), "builds": {}, "summaries": {},
+                              "stage": str(stage), "raw": str(raw)}  # fmt: skip
     copy_captures(stage, raw, 0)
     with spark_session(warehouse, app_name="logmart-incremental") as spark:
 
-        def run(label: str, full_refresh: bool = False, dbt_args: tuple = ()) -> None:
+        def run(
+            label: str, full_refresh: bool = False, dbt_args: tuple = (), checks: str = "data"
+        ) -> None:
             started = time.monotonic()
-            summary = build(spark, raw, warehouse, full_refresh=full_refresh, dbt_args=dbt_args)
+            summary = build(spark, raw, warehouse, full_refresh=full_refresh, dbt_args=dbt_args,
+                            checks=checks)  # fmt: skip
             seconds = time.monotonic() - started
             only = MARTS_KEPT.get(label)
             result["builds"][label] = {**snapshot(spark, summary["load"], seconds, only),
                                        "dbt": summary["dbt"],
                                        "strict": first_problem(spark)}  # fmt: skip
             debezium_exports(spark, work, label, result)
+            result["summaries"][label] = summary
 
         run("first", dbt_args=NO_TESTS)
         copy_captures(stage, raw, 1)
@@ -248,7 +276,9 @@ def main(work: Path) -> None:
         run("again", dbt_args=NO_TESTS)
         result["streams"] = stream_tools(spark, result["generated"])
         result["snapshots"] = snapshot_phase(spark, raw, stage, run)
-        # every data test runs here (dbt's unit tests test the SQL: the demo build runs them)
-        run("scratch", full_refresh=True, dbt_args=NO_UNIT_TESTS)
+        if more_inputs is not None:  # other log streams, built from scratch with the scenario's
+            more_inputs(raw)
+        # every dbt test runs here: logmart's unit tests and the tests of its SQL's invariants
+        run("scratch", full_refresh=True, checks="all")
         result["snapshots"]["dbt_tests"] = snapshot_model_tests(warehouse)
     (work / "result.json").write_text(json.dumps(result, sort_keys=True, default=str))

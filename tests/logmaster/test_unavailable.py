@@ -13,6 +13,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
+from logmart_generators.logmaster import EXTRACT
 from udfs import unavailable as na
 from udfs.logmaster import batch_rows, rows
 from udfs.logmaster.rows import Column, RowLayout, decode_data, layout_text
@@ -294,7 +295,7 @@ def test_the_pipeline_names_the_lobs_the_generator_left_out_as_its_truth_does(sp
         row.log_position: (row.before_unavailable, row.after_unavailable)
         for row in spark.sql(
             "select log_position, before_unavailable, after_unavailable from marts.fct_changes "
-            "where source_system = 'db2zos' "
+            f"where source_system = 'db2zos' and log_stream = '{EXTRACT}' "
             "and table_name in ('DOCUMENT_NOTE', 'NOTE_REVIEW') "
             "and operation in ('insert', 'update', 'delete')"
         ).collect()

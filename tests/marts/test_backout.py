@@ -16,6 +16,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from logmart_generators.logmaster import EXTRACT
 from udfs import cli
 from udfs.backout import Conflict, _left_out, check_selection, conflicts, refuse_conflicts
 from udfs.change_sql import Selection, _statements
@@ -217,13 +218,16 @@ def test_bad_sql_selections_are_one_line_and_exit_2_before_spark(capsys, tmp_pat
 # `logmart sql` over the demo build (Log Master's generated log), scripts run on DuckDB
 
 SOURCE = "db2zos"
+# the demo's extract, its own log stream (the run's warehouse may hold others of the source)
+STREAM = EXTRACT
+IN_STREAM = f"source_system = '{SOURCE}' and log_stream = '{STREAM}'"
 
 
 def committed_changes(spark) -> list:
     return spark.sql(
         "select change_id, transaction_id, commit_position, change_seq, operation, authid, "
         "table_schema, table_name, key_columns, before_image, after_image "
-        f"from marts.fct_changes where source_system = '{SOURCE}' and disposition = 'committed' "
+        f"from marts.fct_changes where {IN_STREAM} and disposition = 'committed' "
         "order by commit_position, transaction_id, change_seq"
     ).collect()
 
@@ -249,7 +253,9 @@ def touches(earlier, later) -> bool:
 
 
 def run(capsys, *args: str, warehouse) -> tuple[int, str, str]:
-    code = cli.main(["sql", *args, "--source", SOURCE, "--warehouse", str(warehouse)])
+    code = cli.main(
+        ["sql", *args, "--source", SOURCE, "--stream", STREAM, "--warehouse", str(warehouse)]
+    )
     captured = capsys.readouterr()
     return code, captured.out, captured.err
 
@@ -318,7 +324,7 @@ def test_a_script_header_says_what_it_covers(spark, demo, capsys):
     assert f"-- filters: --authid {authid}" in script
     others = (
         spark.sql(
-            "select count(*) as n from marts.fct_changes where source_system = 'db2zos' "
+            f"select count(*) as n from marts.fct_changes where {IN_STREAM} "
             f"and disposition = 'committed' and not authid <=> '{authid}'"
         )
         .first()
@@ -372,7 +378,7 @@ def test_redo_after_a_point_in_time_recovery_without_the_bad_transaction(spark, 
     types = create_tables(con, truth, tables)
     for row in spark.sql(  # the point-in-time recovery: the tables as of `point`
         "select redo_sql from marts.fct_change_sql "
-        f"where source_system = '{SOURCE}' and commit_position <= '{point}' "
+        f"where {IN_STREAM} and commit_position <= '{point}' "
         "order by commit_position, transaction_id, change_seq"
     ).collect():
         con.execute(row.redo_sql)
@@ -383,8 +389,8 @@ def test_redo_after_a_point_in_time_recovery_without_the_bad_transaction(spark, 
     assert f"-- left out: transaction {bad}, " in script
     assert f"-- transaction {bad}," not in script
     con.execute(script)
-    expected = replay(spark, SOURCE, exclude=(bad,))
-    assert expected != replay(spark, SOURCE)  # the bad transaction changed something
+    expected = replay(spark, SOURCE, exclude=(bad,), log_stream=STREAM)
+    assert expected != replay(spark, SOURCE, log_stream=STREAM)  # the bad one changed something
     for name in tables:
         assert table_rows(con, name, types[name]) == truth_rows(
             expected.get(name, []), types[name]
@@ -472,7 +478,7 @@ def test_a_script_over_a_transaction_with_compensation_records_says_so(spark, de
     the work Db2 undid in the transaction is not in it."""
     found = spark.sql(
         "select transaction_id, incomplete_transaction from marts.fct_transactions "
-        "where source_system = 'db2zos' and disposition = 'committed' and has_compensation "
+        f"where {IN_STREAM} and disposition = 'committed' and has_compensation "
         "and change_count > savepoint_rollback_count + reversed_count "
         "order by commit_position limit 1"
     ).first()

@@ -100,6 +100,8 @@ def test_undo_script_of_the_last_transaction_backs_out_only_that_transaction(spa
     source_system = "db2zos"
     truth = json.loads((demo.raw / "truth" / source_system / "tables.json").read_text())
     capture = generator_capture(demo.raw, source_system)
+    # the demo's extract is its own log stream (the run's warehouse may hold others)
+    in_stream = f"source_system = '{source_system}' and log_stream = '{capture}'"
     tables = sorted(truth)
     con = duckdb.connect()
     types = create_tables(con, truth, tables)
@@ -107,24 +109,24 @@ def test_undo_script_of_the_last_transaction_backs_out_only_that_transaction(spa
         con.execute(change.statement)
     last = spark.sql(
         "select transaction_id, commit_position from marts.fct_changes "
-        f"where source_system = '{source_system}' and disposition = 'committed' "
+        f"where {in_stream} and disposition = 'committed' "
         "order by commit_position desc limit 1"
     ).first()
     before_last = spark.sql(
         "select max(commit_position) as p from marts.fct_changes "
-        f"where source_system = '{source_system}' and disposition = 'committed' "
+        f"where {in_stream} and disposition = 'committed' "
         f"and commit_position < '{last.commit_position}'"
     ).first()
     code = cli.main(
         ["sql", "undo", "--transaction", last.transaction_id, "--source", source_system,
-         "--warehouse", str(demo.warehouse)]
+         "--stream", capture, "--warehouse", str(demo.warehouse)]
     )  # fmt: skip
     script = capsys.readouterr().out
     assert code == 0
     assert script.startswith("-- logmart UNDO script (Db2 for z/OS)")
     assert f"-- transaction {last.transaction_id}" in script
     con.execute(script)
-    expected = replay(spark, source_system, before_last.p)
+    expected = replay(spark, source_system, before_last.p, log_stream=capture)
     for name in tables:
         assert table_rows(con, name, types[name]) == truth_rows(
             expected.get(name, []), types[name]

@@ -65,17 +65,18 @@ def test_commit_positions_have_the_digits_each_source_declares(spark, demo):
 
 def test_export_writes_debezium_envelopes_per_table(spark, demo, tmp_path, capsys):
     out = tmp_path / "debezium"
+    capture = generator_capture(demo.raw, "db2zos")  # a capture of its own: its own stream
     code = cli.main(
-        ["export", "debezium", "--out", str(out), "--source", "db2zos",
+        ["export", "debezium", "--out", str(out), "--source", "db2zos", "--stream", capture,
          "--warehouse", str(demo.warehouse)]
     )  # fmt: skip
     printed, err = capsys.readouterr()
     assert code == 0, err
-    capture = generator_capture(demo.raw, "db2zos")  # a capture of its own: its own stream
     changes = spark.sql(
         "select change_id, table_schema, table_name, op, transaction_id, commit_position, "
         "key_columns from marts.fct_changes "
-        "where source_system = 'db2zos' and disposition = 'committed'"
+        f"where source_system = 'db2zos' and log_stream = '{capture}' "
+        "and disposition = 'committed'"
     ).collect()
     tables = {(c.table_schema, c.table_name) for c in changes}
     files = sorted(out.glob("*.jsonl"))
@@ -170,7 +171,7 @@ def test_export_writes_debezium_envelopes_per_table(spark, demo, tmp_path, capsy
     # a second run finds nothing new: nothing written, the checkpoint kept
     before = {p.name: p.read_bytes() for p in out.iterdir()}
     code = cli.main(
-        ["export", "debezium", "--out", str(out), "--source", "db2zos",
+        ["export", "debezium", "--out", str(out), "--source", "db2zos", "--stream", capture,
          "--warehouse", str(demo.warehouse)]
     )  # fmt: skip
     assert code == 0 and "nothing new" in capsys.readouterr().err

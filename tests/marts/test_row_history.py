@@ -96,7 +96,7 @@ def test_rows_as_of_earlier_positions_are_a_replay_of_the_changes_until_then(
     positions = committed_positions(spark, source_system, capture)
     names = sorted(truth_tables(demo.raw, source_system))
     for point in (positions[0], positions[len(positions) // 3], positions[2 * len(positions) // 3]):
-        replayed = replay(spark, source_system, point)
+        replayed = replay(spark, source_system, point, log_stream=capture)  # its own stream
         for name in names:
             got = rows_as_of(spark, source_system, capture, name, point)
             want = replayed.get(name, [])
@@ -105,15 +105,15 @@ def test_rows_as_of_earlier_positions_are_a_replay_of_the_changes_until_then(
 
 
 def test_rows_as_of_a_time_are_those_as_of_the_last_commit_before_it(spark, demo):
+    capture = generator_capture(demo.raw, "db2zos")  # the demo's extract: its own stream
     transactions = spark.sql(
         "select commit_position, commit_ts from marts.fct_transactions "
-        "where source_system = 'db2zos' and commit_position is not null "
-        "order by commit_position"
+        f"where source_system = 'db2zos' and log_stream = '{capture}' "
+        "and commit_position is not null order by commit_position"
     ).collect()
     times = [t.commit_ts for t in transactions]
     assert times == sorted(times)  # the generator's commit times follow commit order
     middle = transactions[len(transactions) // 2]
-    capture = generator_capture(demo.raw, "db2zos")
     for name in truth_tables(demo.raw, "db2zos"):
         by_time = rows_as_of(spark, "db2zos", capture, name, middle.commit_ts.isoformat(" "))
         by_position = rows_as_of(spark, "db2zos", capture, name, middle.commit_position)
@@ -164,13 +164,13 @@ def test_asof_command_prints_the_rows(spark, demo, capsys):
     positions = committed_positions(spark, "db2zos", capture)
     point = positions[len(positions) // 2]
     code = cli.main(
-        ["asof", "--table", "SALES.CUSTOMER", "--source", "db2zos", "--position", point,
-         "--format", "json", "--warehouse", str(demo.warehouse)]
+        ["asof", "--table", "SALES.CUSTOMER", "--source", "db2zos", "--stream", capture,
+         "--position", point, "--format", "json", "--warehouse", str(demo.warehouse)]
     )  # fmt: skip
     out, err = capsys.readouterr()
     assert code == 0, err
     got = [json.loads(line) for line in out.splitlines()]
-    expected = replay(spark, "db2zos", point).get("SALES.CUSTOMER", [])
+    expected = replay(spark, "db2zos", point, log_stream=capture).get("SALES.CUSTOMER", [])
     # asof prints typed values (numbers, ISO times): compared by value with the text images
     types = column_types_of(spark, "db2zos", capture, "SALES.CUSTOMER")
     assert got and typed_multiset(got, types) == typed_multiset(expected, types)
@@ -212,7 +212,7 @@ def test_values_not_in_the_log_are_unknown_as_of_a_point_not_null(spark, demo, c
     ]
     assert as_multiset(pairs) == as_multiset(expected)
     code = cli.main(
-        ["asof", "--table", name, "--source", "db2zos", "--position", last,
+        ["asof", "--table", name, "--source", "db2zos", "--stream", capture, "--position", last,
          "--format", "json", "--warehouse", str(demo.warehouse)]
     )  # fmt: skip
     out, err = capsys.readouterr()
