@@ -25,17 +25,23 @@
 {% endmacro %}
 
 {#-
-    A column of the change contract that only some sources give: `column` when it is among
-    `column_names` (relation_column_names of the relation read), else a typed null under
-    that name (also when `column_names` is none: sqlfluff's templater, whose macros return
-    nothing).
+    The value of a column of the change contract that only some sources give: `column` when
+    it is among `column_names` (relation_column_names of the relation read), else a typed
+    null (also when `column_names` is none: sqlfluff's templater, whose macros return
+    nothing). For use inside an expression; optional_column names it.
 -#}
-{% macro optional_column(column_names, column, data_type) -%}
+{% macro optional_value(column_names, column, data_type) -%}
     {%- if column | lower in (column_names or []) -%}
         {{ column }}
     {%- else -%}
-        cast(null as {{ data_type }}) as {{ column }}
+        cast(null as {{ data_type }})
     {%- endif -%}
+{%- endmacro %}
+
+{#- optional_value as a select-list column under its own name. -#}
+{% macro optional_column(column_names, column, data_type) -%}
+    {{ optional_value(column_names, column, data_type) }}
+    {%- if column | lower not in (column_names or []) %} as {{ column }}{% endif -%}
 {%- endmacro %}
 
 {#-

@@ -53,8 +53,7 @@ changes as (
             -- a truncate's scope: 'table', or 'partition' with its key range (Log Master DM
             -- of LOAD REPLACE PART); a source without the column: 'table' for its truncates
             coalesce(
-                {{ optional_column(columns, 'truncate_scope', 'string')
-                    | replace(' as truncate_scope', '') }},
+                {{ optional_value(columns, 'truncate_scope', 'string') }},
                 if(operation = 'truncate', 'table', null)
             ) as truncate_scope,
             {{ optional_column(columns, 'partition_number', 'int') }},
