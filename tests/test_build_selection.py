@@ -1,8 +1,9 @@
 """What a build asks dbt to run, and what it remembers of the last one (no Spark).
 
 `udfs.pipeline.dbt_build_args` (checks: the selector of selectors.yml), `with_sources_var`
-(only the sources with files), `udfs.last_build` (the key that lets an unchanged re-run skip
-dbt, and the timings of a build's phases), `udfs.session.local_shuffle_partitions`.
+(only the sources with files), `with_snapshots_var` (no wait for snapshots a build has not),
+`udfs.last_build` (the key that lets an unchanged re-run skip dbt, and the timings of a
+build's phases), `udfs.session.local_shuffle_partitions`.
 """
 
 from __future__ import annotations
@@ -17,7 +18,13 @@ from udfs import last_build
 from udfs.cli import build_parser
 from udfs.dbt_runner import dbt_args
 from udfs.errors import LogmartError
-from udfs.pipeline import CHECKS, dbt_build_args, with_sources_var
+from udfs.pipeline import (
+    CHECKS,
+    chooses_nodes,
+    dbt_build_args,
+    with_snapshots_var,
+    with_sources_var,
+)
 from udfs.session import local_shuffle_partitions
 from udfs.sources import REGISTERED, dbt_vars
 
@@ -140,6 +147,20 @@ def test_the_sources_var_merges_into_the_callers_vars():
     passed = json.loads(args[1].split("=", 1)[1])
     assert passed == {**REGISTRY_VARS, "logmart_sources": ["soliddb"]}
     assert args.count("--vars") == 0 and sum(a.startswith("--vars=") for a in args) == 1
+
+
+def test_a_build_without_snapshots_or_unit_tests_drops_the_snapshots_edge():
+    """fct_row_history waits for the base snapshots only when the raw folder has one, or when
+    the build may run its unit tests (they give snapshots); a caller's own value wins."""
+    build = ["build", "--selector", "user_build"]
+    assert with_snapshots_var(build, snapshots=False, runs_unit_tests=False) == [
+        *build, "--vars", json.dumps({"logmart_snapshots": False}),
+    ]  # fmt: skip
+    assert with_snapshots_var(build, snapshots=True, runs_unit_tests=False) == build
+    assert with_snapshots_var(["build"], snapshots=False, runs_unit_tests=True) == ["build"]
+    args = with_snapshots_var(["build", "--vars", "{logmart_snapshots: true}"], False, False)
+    assert json.loads(args[2]) == {"logmart_snapshots": True}
+    assert chooses_nodes(["-s", "fct_row_history"]) and not chooses_nodes(["--threads", "1"])
 
 
 def test_dbt_project_names_no_source():

@@ -147,6 +147,20 @@ def test_debug_and_parse_run_with_output_in_the_warehouse(
 
 
 @pytest.mark.spark
+def test_without_snapshots_the_row_history_does_not_wait_for_them(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    """The var a build without snapshot files sets (udfs.pipeline.with_snapshots_var) takes
+    int_logmart_snapshots_resolved out of fct_row_history's parents. With the var's default
+    the edge is there: fct_row_history's unit tests give that model's rows."""
+    assert run_dbt(spark, ["parse", "--vars", '{"logmart_snapshots": false}'], tmp_path)
+    manifest = json.loads((tmp_path / "dbt" / "target" / "manifest.json").read_text())
+    parents = manifest["parent_map"]["model.logmart.fct_row_history"]
+    assert "model.logmart.fct_changes" in parents
+    assert "model.logmart.int_logmart_snapshots_resolved" not in parents
+
+
+@pytest.mark.spark
 def test_an_option_dbt_does_not_know_is_a_user_error_that_names_it(
     spark: SparkSession, warehouse: Path
 ) -> None:

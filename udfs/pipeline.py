@@ -38,6 +38,8 @@ from udfs.raw_files import (
     tree_version,
 )
 from udfs.session import save_catalog
+from udfs.snapshots import DATA_KIND as SNAPSHOT_KIND
+from udfs.snapshots import SIDE_KIND as SNAPSHOT_SIDE_KIND
 from udfs.snapshots import load_key as snapshot_key
 from udfs.snapshots import load_snapshots
 from udfs.source_declaration import Source
@@ -191,6 +193,7 @@ class LoadReport:
     dbt_full_refresh: bool  # logmart's code changed since the last build
     listing: str = ""  # digest of raw.files and raw.captures as written (and the code version)
     sources: tuple[str, ...] = ()  # source folders with at least one file under the raw root
+    snapshots: bool = True  # a snapshot or side file is under the raw root (docs/snapshots.md)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -517,6 +520,7 @@ def load_raw(
             for source in registry.REGISTERED
             if any(f.source_system == source.system for f in files)
         ),
+        snapshots=any(f.file_kind in (SNAPSHOT_KIND, SNAPSHOT_SIDE_KIND) for f in files),
     )
 
 
@@ -536,13 +540,17 @@ _SELECTION_OPTIONS = frozenset({
 })  # fmt: skip
 
 
+def chooses_nodes(dbt_args: Sequence[str]) -> bool:
+    """Whether the caller's dbt arguments choose the nodes themselves."""
+    return any(arg.split("=", 1)[0] in _SELECTION_OPTIONS for arg in dbt_args)
+
+
 def dbt_build_args(checks: str, dbt_args: Sequence[str] = (), full_refresh: bool = False) -> list:
     """The `dbt build` arguments of a build: the `checks` selection unless ``dbt_args`` choose
     nodes themselves, then ``dbt_args``."""
     if checks not in CHECKS:
         raise LogmartError(f"checks={checks} is not one of {', '.join(CHECKS)}")
-    chooses = any(arg.split("=", 1)[0] in _SELECTION_OPTIONS for arg in dbt_args)
-    args = ["build", *(() if chooses else CHECKS[checks]), *dbt_args]
+    args = ["build", *(() if chooses_nodes(dbt_args) else CHECKS[checks]), *dbt_args]
     if full_refresh and "--full-refresh" not in args:
         args.append("--full-refresh")
     return args
@@ -556,6 +564,20 @@ def with_sources_var(args: list[str], sources: Sequence[str]) -> list[str]:
     from udfs.dbt_runner import with_vars
 
     return with_vars(args, {"logmart_sources": list(sources) or registry.folders()})
+
+
+def with_snapshots_var(args: list[str], snapshots: bool, runs_unit_tests: bool) -> list[str]:
+    """``args`` with the var ``logmart_snapshots`` false when the raw folder has no base
+    snapshot (``snapshots``) and the build runs no unit test: fct_row_history then does not
+    wait for int_logmart_snapshots_resolved, which waits for the transactions and table
+    versions (macros/sources.sql, logmart_has_snapshots). fct_row_history's unit tests give
+    snapshots, so a build that may run them keeps the edge; a caller's own
+    ``logmart_snapshots`` in ``--vars`` wins."""
+    from udfs.dbt_runner import with_vars
+
+    if snapshots or runs_unit_tests:
+        return args
+    return with_vars(args, {"logmart_snapshots": False})
 
 
 def drop_absent_sources(spark: SparkSession, sources: Sequence[str]) -> list[str]:
@@ -616,6 +638,8 @@ def build(
     timings["raw_load_s"] = round(time.monotonic() - started, 2)
     args = dbt_build_args(checks, dbt_args, full_refresh or report.dbt_full_refresh)
     args = with_sources_var(args, report.sources)
+    runs_unit_tests = checks == "all" or chooses_nodes(dbt_args)
+    args = with_snapshots_var(args, report.snapshots, runs_unit_tests)
     key = last_build.build_key(report.listing, args, target)
     unchanged = report.mode == "incremental" and not report.decoded and not report.removed
     dbt_started = time.monotonic()
