@@ -20,7 +20,6 @@ from udfs.dbt_runner import dbt_args
 from udfs.errors import LogmartError
 from udfs.pipeline import (
     CHECKS,
-    chooses_nodes,
     dbt_build_args,
     with_snapshots_var,
     with_sources_var,
@@ -152,15 +151,26 @@ def test_the_sources_var_merges_into_the_callers_vars():
 def test_a_build_without_snapshots_or_unit_tests_drops_the_snapshots_edge():
     """fct_row_history waits for the base snapshots only when the raw folder has one, or when
     the build may run its unit tests (they give snapshots); a caller's own value wins."""
-    build = ["build", "--selector", "user_build"]
-    assert with_snapshots_var(build, snapshots=False, runs_unit_tests=False) == [
-        *build, "--vars", json.dumps({"logmart_snapshots": False}),
-    ]  # fmt: skip
-    assert with_snapshots_var(build, snapshots=True, runs_unit_tests=False) == build
-    assert with_snapshots_var(["build"], snapshots=False, runs_unit_tests=True) == ["build"]
-    args = with_snapshots_var(["build", "--vars", "{logmart_snapshots: true}"], False, False)
-    assert json.loads(args[2]) == {"logmart_snapshots": True}
-    assert chooses_nodes(["-s", "fct_row_history"]) and not chooses_nodes(["--threads", "1"])
+    no_edge = ["--vars", json.dumps({"logmart_snapshots": False})]
+    for checks in ("data", "none"):
+        args = dbt_build_args(checks)
+        assert with_snapshots_var(args, snapshots=False) == [*args, *no_edge]
+        assert with_snapshots_var(args, snapshots=True) == args
+    # every check, or nodes the caller chose: unit tests may run
+    assert with_snapshots_var(dbt_build_args("all"), snapshots=False) == ["build"]
+    chosen = dbt_build_args("data", ["-s", "fct_row_history+"])
+    assert with_snapshots_var(chosen, snapshots=False) == chosen
+    # ... unless they exclude them (the incremental scenario's builds without tests)
+    for excluded in (
+        ["--exclude-resource-type", "unit_test"],
+        ["--exclude-resource-type=unit_test"],
+    ):
+        args = dbt_build_args("all", ["-s", "fct_row_history+", *excluded])
+        assert with_snapshots_var(args, snapshots=False) == [*args, *no_edge]
+    args = with_snapshots_var(
+        [*dbt_build_args("data"), "--vars", "{logmart_snapshots: true}"], False
+    )
+    assert json.loads(args[-1]) == {"logmart_snapshots": True}
 
 
 def test_dbt_project_names_no_source():

@@ -19,6 +19,7 @@ import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -540,17 +541,13 @@ _SELECTION_OPTIONS = frozenset({
 })  # fmt: skip
 
 
-def chooses_nodes(dbt_args: Sequence[str]) -> bool:
-    """Whether the caller's dbt arguments choose the nodes themselves."""
-    return any(arg.split("=", 1)[0] in _SELECTION_OPTIONS for arg in dbt_args)
-
-
 def dbt_build_args(checks: str, dbt_args: Sequence[str] = (), full_refresh: bool = False) -> list:
     """The `dbt build` arguments of a build: the `checks` selection unless ``dbt_args`` choose
     nodes themselves, then ``dbt_args``."""
     if checks not in CHECKS:
         raise LogmartError(f"checks={checks} is not one of {', '.join(CHECKS)}")
-    args = ["build", *(() if chooses_nodes(dbt_args) else CHECKS[checks]), *dbt_args]
+    chooses = any(arg.split("=", 1)[0] in _SELECTION_OPTIONS for arg in dbt_args)
+    args = ["build", *(() if chooses else CHECKS[checks]), *dbt_args]
     if full_refresh and "--full-refresh" not in args:
         args.append("--full-refresh")
     return args
@@ -566,16 +563,28 @@ def with_sources_var(args: list[str], sources: Sequence[str]) -> list[str]:
     return with_vars(args, {"logmart_sources": list(sources) or registry.folders()})
 
 
-def with_snapshots_var(args: list[str], snapshots: bool, runs_unit_tests: bool) -> list[str]:
-    """``args`` with the var ``logmart_snapshots`` false when the raw folder has no base
-    snapshot (``snapshots``) and the build runs no unit test: fct_row_history then does not
-    wait for int_logmart_snapshots_resolved, which waits for the transactions and table
-    versions (macros/sources.sql, logmart_has_snapshots). fct_row_history's unit tests give
-    snapshots, so a build that may run them keeps the edge; a caller's own
+def runs_no_unit_test(args: Sequence[str]) -> bool:
+    """Whether `dbt build` with ``args`` runs no unit test: it runs the user's checks (the
+    selector of ``checks="data"``) or excludes the resource type ``unit_test``."""
+    options = [*pairwise(args), *(tuple(a.split("=", 1)) for a in args if "=" in a)]
+    return any(
+        option_value == CHECKS["data"]
+        or option_value in {("--exclude-resource-type", "unit_test"),
+                            ("--exclude-resource-types", "unit_test")}
+        for option_value in options
+    )  # fmt: skip
+
+
+def with_snapshots_var(args: list[str], snapshots: bool) -> list[str]:
+    """``args`` (a `dbt build`'s) with the var ``logmart_snapshots`` false when the raw folder
+    has no base snapshot (``snapshots``) and the build runs no unit test: fct_row_history then
+    does not wait for int_logmart_snapshots_resolved, which waits for the transactions and
+    table versions (macros/sources.sql, logmart_has_snapshots). fct_row_history's unit tests
+    give snapshots, so a build that may run them keeps the edge; a caller's own
     ``logmart_snapshots`` in ``--vars`` wins."""
     from udfs.dbt_runner import with_vars
 
-    if snapshots or runs_unit_tests:
+    if snapshots or not runs_no_unit_test(args):
         return args
     return with_vars(args, {"logmart_snapshots": False})
 
@@ -638,8 +647,7 @@ def build(
     timings["raw_load_s"] = round(time.monotonic() - started, 2)
     args = dbt_build_args(checks, dbt_args, full_refresh or report.dbt_full_refresh)
     args = with_sources_var(args, report.sources)
-    runs_unit_tests = checks == "all" or chooses_nodes(dbt_args)
-    args = with_snapshots_var(args, report.snapshots, runs_unit_tests)
+    args = with_snapshots_var(args, report.snapshots)
     key = last_build.build_key(report.listing, args, target)
     unchanged = report.mode == "incremental" and not report.decoded and not report.removed
     dbt_started = time.monotonic()
