@@ -18,11 +18,6 @@ the same run, the CPU the command's processes used (core-seconds) and how much o
 the JVM's JIT compiler threads, and peak RSS of the driver's Python process, the JVM (driver
 and, in local mode, the executors) and the Python workers (all sampled every 0.5 s from /proc:
 CPU of a process or thread that ends between two samples is missed, so both are lower bounds).
-`ref s` is this machine's speed at the time: a fixed pure-Python loop, best of three right
-before the build and right after, averaged. A virtual machine's cores are not the same speed all
-day (the loop took 1.25 s in one hour and 1.84 s in another on 2026-11-29, and a 1M build 128 s
-on one day and 212-227 s on another): builds run in turn compare directly; figures from other
-hours compare only with their `ref s` beside them.
 `--big` adds N = 4,000,000.
 
 The builds run with the driver JVM's class archive (udfs/class_archive.py), made first in the
@@ -172,21 +167,9 @@ def ensure_class_archive() -> str:
     return f"class archive: {path} ({time.perf_counter() - started:.1f} s to find or make)"
 
 
-def reference_seconds(rounds: int = 3) -> float:
-    """The best of `rounds` runs of a fixed CPU-bound loop (one core, no I/O): a yardstick of
-    the machine's speed at the time, beside figures that depend on it."""
-    best = float("inf")
-    for _ in range(rounds):
-        start = time.perf_counter()
-        sum(i * i for i in range(10_000_000))
-        best = min(best, time.perf_counter() - start)
-    return best
-
-
 def run_build(raw: Path, warehouse: Path, log: Path) -> dict:
     """`logmart build` in a subprocess: wall seconds, exit code, peaks, last_build.json."""
     logmart = Path(sys.executable).parent / "logmart"
-    reference = reference_seconds()
     started = time.perf_counter()
     with open(log, "a") as out:
         proc = subprocess.Popen(
@@ -197,10 +180,9 @@ def run_build(raw: Path, warehouse: Path, log: Path) -> dict:
         code = proc.wait()
         peaks.stop()
     wall = time.perf_counter() - started
-    reference = (reference + reference_seconds()) / 2
     record_file = warehouse / "dbt" / "last_build.json"
     record = json.loads(record_file.read_text()) if record_file.exists() else {}
-    return {"wall": wall, "exit": code, "peaks": peaks, "record": record, "reference": reference,
+    return {"wall": wall, "exit": code, "peaks": peaks, "record": record,
             "mtime": record_file.stat().st_mtime if record_file.exists() else None}  # fmt: skip
 
 
@@ -209,7 +191,7 @@ HEADER = (
     f"{'typed':>5} "
     + " ".join(f"{layer[:5]:>5}" for layer in LAYERS)
     + f" {'rec/s':>8} {'/core':>7} {'x raw':>6} {'cpu s':>6} {'jit s':>6} {'drv MB':>6} "
-    f"{'JVM MB':>6} {'wrk MB':>6} {'ref s':>5} exit"
+    f"{'JVM MB':>6} {'wrk MB':>6} exit"
 )
 
 
@@ -235,8 +217,7 @@ def line(records: int, phase: str, result: dict, fresh: bool) -> str:
         + f" {rate:>8.0f} {rate / cores:>7.0f} "
         f"{cell(result['wall'] / raw_s if raw_s else None, 6, 1)} {peaks.cpu:>6.0f} "
         f"{peaks.jit:>6.0f} {peaks.driver >> 20:>6} "
-        f"{peaks.jvm >> 20:>6} {peaks.workers >> 20:>6} {result['reference']:>5.2f} "
-        f"{result['exit']:>4}"
+        f"{peaks.jvm >> 20:>6} {peaks.workers >> 20:>6} {result['exit']:>4}"
     )
 
 
