@@ -563,16 +563,20 @@ def with_sources_var(args: list[str], sources: Sequence[str]) -> list[str]:
     return with_vars(args, {"logmart_sources": list(sources) or registry.folders()})
 
 
+# An option and its value that keep a `dbt build` from running unit tests: the user's checks
+# (the selector of checks="data") or the resource type excluded.
+_NO_UNIT_TESTS = frozenset({
+    CHECKS["data"],
+    ("--exclude-resource-type", "unit_test"),
+    ("--exclude-resource-types", "unit_test"),
+})  # fmt: skip
+
+
 def runs_no_unit_test(args: Sequence[str]) -> bool:
-    """Whether `dbt build` with ``args`` runs no unit test: it runs the user's checks (the
-    selector of ``checks="data"``) or excludes the resource type ``unit_test``."""
+    """Whether `dbt build` with ``args`` runs no unit test (``_NO_UNIT_TESTS``, as two
+    arguments or as ``--option=value``)."""
     options = [*pairwise(args), *(tuple(a.split("=", 1)) for a in args if "=" in a)]
-    return any(
-        option_value == CHECKS["data"]
-        or option_value in {("--exclude-resource-type", "unit_test"),
-                            ("--exclude-resource-types", "unit_test")}
-        for option_value in options
-    )  # fmt: skip
+    return any(option_value in _NO_UNIT_TESTS for option_value in options)
 
 
 def with_snapshots_var(args: list[str], snapshots: bool) -> list[str]:

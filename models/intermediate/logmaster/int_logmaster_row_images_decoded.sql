@@ -54,7 +54,6 @@ table_versions as (
             collect_list(
                 named_struct(
                     'sequencenumber', sequencenumber,
-                    'version_count', version_count,
                     'createrba', createrba,
                     'droprba', droprba,
                     'table_schema', table_schema,
@@ -87,17 +86,14 @@ versions as (
             try_element_at(
                 filter(
                     table_versions.versions,
-                    v -> v.version_count = 1
-                    or (
-                        (
-                            {{ is_zero_position('v.createrba') }}
-                            or changes.logrba >= v.createrba
-                            or changes.loglrsn >= v.createrba
-                        )
-                        and (
-                            {{ is_zero_position('v.droprba') }}
-                            or (changes.logrba < v.droprba and changes.loglrsn < v.droprba)
-                        )
+                    v -> (
+                        {{ is_zero_position('v.createrba') }}
+                        or changes.logrba >= v.createrba
+                        or changes.loglrsn >= v.createrba
+                    )
+                    and (
+                        {{ is_zero_position('v.droprba') }}
+                        or (changes.logrba < v.droprba and changes.loglrsn < v.droprba)
                     )
                 ),
                 1
