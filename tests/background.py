@@ -3,7 +3,7 @@
 The suite is bound by 2 cores, but not all the time: over a whole run without these jobs the
 cores were 76-79 % busy (the shared session's small queries wait on round trips; the tests
 without Spark keep one core); with them, 99 %. A job here is a whole command in processes of its
-own (the fault matrix's build, the cluster's drivers, sqlfluff): it starts as soon as it can, in
+own (the cluster's drivers, sqlfluff): it starts as soon as it can, in
 Linux's idle scheduling class (`chrt --idle`, else `nice 19`; its JVMs and workers inherit it),
 so that it takes the CPU the tests leave. It still slows them down some (caches, memory; the
 incremental scenario took 346 s beside the jobs against 299 s without, docs/performance.md). The

@@ -7,11 +7,11 @@ folder), on the run's one JVM (`spark_jvm`). The scenarios that build warehouses
 run on that JVM before the shared session starts; a whole `logmart` command among them runs in
 this process too (`run_logmart`). When the run has the incremental scenario, its last build
 (from scratch, every dbt test) is the demo's too (`demo`), and its warehouse the shared one.
+The fault matrix's damaged captures are inputs of that build too (`EXTRA_INPUTS`).
 Tests that need another Spark process (lock, no-Java runs, a command as a user's shell runs
-it) start it with `subprocess`. The three largest commands in
-processes of their own (the fault matrix's build in a C1-only JVM, the cluster's drivers,
-sqlfluff) are background jobs (tests/background.py): they start when collection ends, in the
-idle scheduling class, and their tests run last.
+it) start it with `subprocess`. The two largest commands in processes of their own (the
+cluster's drivers, sqlfluff) are background jobs (tests/background.py): they start when
+collection ends, in the idle scheduling class, and their tests run last.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -208,8 +209,30 @@ def _before_the_shared_session(what: str) -> None:
         pytest.fail(f"the shared session is already running: {what} must run first")
 
 
+@contextlib.contextmanager
+def printed(request: pytest.FixtureRequest) -> Iterator[list[str]]:
+    """What the code inside prints, the JVM and its Python workers included, as one text
+    appended to the list given; nothing is appended when pytest does not capture the file
+    descriptors (`-s`, `--capture=sys`). The JVM writes to the descriptor it was started
+    with, the run's captured stderr, so the text is read from pytest's capture (and written
+    back to it, for the report of a test that fails)."""
+    capture = request.config.pluginmanager.getplugin("capturemanager")
+    found: list[str] = []
+    if capture is None or request.config.getoption("capture") != "fd":
+        yield found
+        return
+    before = capture.read_global_capture()
+    try:
+        yield found
+    finally:
+        after = capture.read_global_capture()
+        found.append(after.out + after.err)
+        sys.stdout.write(before.out + after.out)
+        sys.stderr.write(before.err + after.err)
+
+
 @pytest.fixture(scope="session")
-def stream_scenario(spark_jvm: None, scenario_work: Path) -> dict:
+def stream_scenario(request: pytest.FixtureRequest, spark_jvm: None, scenario_work: Path) -> dict:
     """What the incremental scenario recorded (tests/incremental/scenario.py: a log stream per
     source in two captures, built incrementally, with base snapshots added, and from scratch),
     on the run's JVM with a warehouse of its own, once for the two modules that check it
@@ -218,8 +241,11 @@ def stream_scenario(spark_jvm: None, scenario_work: Path) -> dict:
     from tests.incremental.scenario import main
 
     _before_the_shared_session("the incremental scenario")
-    main(scenario_work, more_inputs=write_demo_inputs)
-    return json.loads((scenario_work / "result.json").read_text())
+    with printed(request) as output:
+        main(scenario_work, more_inputs=write_demo_inputs)
+    result = json.loads((scenario_work / "result.json").read_text())
+    result["output"] = output[0] if output else None
+    return result
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -250,6 +276,7 @@ class Demo:
     raw: Path
     warehouse: Path
     summary: dict
+    output: str | None  # what the build printed, the JVM's output too (`printed`)
 
 
 def _generators() -> list:
@@ -285,9 +312,12 @@ def demo(
     if _RUN_CACHE.get("scenario"):
         scenario = request.getfixturevalue("stream_scenario")
         request.getfixturevalue("spark")
-        return Demo(Path(scenario["raw"]), warehouse, scenario["summaries"]["scratch"])
+        return Demo(
+            Path(scenario["raw"]), warehouse, scenario["summaries"]["scratch"], scenario["output"]
+        )
     spark = request.getfixturevalue("spark")
     raw = tmp_path_factory.mktemp("raw")
     write_demo_inputs(raw)
-    summary = build(spark, raw, warehouse, checks="all")
-    return Demo(raw, warehouse, summary)
+    with printed(request) as output:
+        summary = build(spark, raw, warehouse, checks="all")
+    return Demo(raw, warehouse, summary, output[0] if output else None)

@@ -733,3 +733,8 @@ def write_all(raw: Path, scratch: Path) -> dict[str, Facts]:
     for one in CASES:
         facts[one.name] = one.make(raw / one.folder / one.name, scratch / one.name)
     return facts
+
+
+# Each case's capture folder is a log stream of its own: the test run's warehouse holds them
+# beside the demo's and the incremental scenario's streams (test_fault_matrix.py).
+CASE_STREAMS = frozenset(one.name for one in CASES)

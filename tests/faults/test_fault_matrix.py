@@ -1,40 +1,47 @@
-"""The fault matrix end to end: every case of tests/faults/cases.py in one raw folder, ONE
-`logmart build` (the real command, in its own process and warehouse), then per case: the build
-finished, every record is decoded or quarantined with its file, offset, bytes and a reason, and
-the reconciliation holds per file.
+"""The fault matrix end to end: every case of tests/faults/cases.py is a capture of the test
+run's demo raw folder (tests/conftest.py `demo`: when the run has the incremental scenario, its
+build from scratch), built in the same build as the other log streams, the real build with
+every dbt test; then per case: the build finished, every record is decoded or quarantined with
+its file, offset, bytes and a reason, and the reconciliation holds per file. The tests read the
+cases' captures only (a case's folder is its capture).
 
-The build runs as a subprocess so that its warehouse is not the test session's (whose marts
-the `demo` build owns); its tables are read back as the Parquet files they are. Not on the test
-run's JVM (`run_logmart`, as the capture settings' builds): there this build took 222 s against
-192 s in a JVM of its own, whose small profile compiles with C1 only (docs/performance.md).
-It is a background job of the run (tests/background.py): it starts once the class archive is
-made, in the idle scheduling class, and takes the CPU the other tests leave; these tests run
-last and wait for what is left of it.
+Until 2026-11-29 the matrix was a `logmart build` of its own, a background job in a JVM of its
+own; its graph cost the suite 134-158 core-seconds and a wait at the end (docs/performance.md).
 """
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
+import io
 import tempfile
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 
-from tests import background
-from tests.conftest import environment_without_settings
+from tests.conftest import EXTRA_INPUTS
 from tests.faults import damage as d
 from tests.faults.cases import CASES, write_all
+from udfs import cli
+from udfs.sources import by_system
 
-pytestmark = [pytest.mark.spark, pytest.mark.waits_for("fault_matrix")]
+pytestmark = pytest.mark.spark
 
-REPO = Path(__file__).resolve().parents[2]
 CASE = {case.name: case for case in CASES}
+_CAPTURES = ", ".join(f"'{case.name}'" for case in CASES)
+IN_CASES = f"capture in ({_CAPTURES})"
+# What write_cases wrote, for the tests: each case's facts
+FACTS: dict[str, dict] = {}
+
+
+def write_cases(raw: Path) -> None:
+    """Every case's capture under the demo's raw folder (before its build)."""
+    with tempfile.TemporaryDirectory() as scratch:
+        FACTS.update(write_all(raw, Path(scratch)))
+
+
+EXTRA_INPUTS.append(write_cases)
 
 
 @dataclass(frozen=True)
@@ -42,7 +49,8 @@ class Matrix:
     raw: Path
     warehouse: Path
     facts: dict
-    result: subprocess.CompletedProcess
+    output: str | None  # what the build printed, the JVM's output too
+    summary: dict
     quarantine: list[dict]
     reconciliation: list[dict]
     changes: list[dict]
@@ -67,91 +75,64 @@ class Matrix:
         }
 
 
-# Some marts are views (fct_changes, quarantine): after the build, the same process writes each
-# relation the tests read as Parquet files, on the build's JVM (udfs.session.one_jvm: another
-# process could not open the warehouse's Derby while this one runs, and a JVM of its own would
-# cost a start and a warm-up).
-EXPORTED = ["marts.quarantine", "marts.reconciliation", "marts.fct_changes",
-            "marts.fct_transactions", "raw.logmaster_control_records"]  # fmt: skip
-BUILD_AND_EXPORT = f"""
-import sys
-from pathlib import Path
-from udfs.cli import main
-from udfs.session import one_jvm, spark_session
-warehouse, out, args = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3:]
-with one_jvm():
-    code = main(["build", "--warehouse", str(warehouse), *args])
-    if code == 0:
-        with spark_session(warehouse, app_name="logmart-faults-export") as spark:
-            for name in {EXPORTED!r}:
-                spark.table(name).write.mode("overwrite").parquet(str(out / name))
-sys.exit(code)
-"""
-
-
-def read(exported: Path, table: str, columns: list[str] | None = None) -> list[dict]:
-    return pq.read_table(exported / table, columns=columns).to_pylist()
-
-
-def start_matrix_build(folder: Path, environ: dict[str, str]) -> Callable[[], Matrix]:
-    """The job `fault_matrix` (tests/background.py): every case written under `folder`, then
-    the build and export started; returns the function that waits for them."""
-    raw, warehouse, exported = folder / "raw", folder / "warehouse", folder / "export"
-    with tempfile.TemporaryDirectory() as scratch:
-        facts = write_all(raw, Path(scratch))
-    finish = background.spawn(
-        "fault_matrix",
-        # `logmart build` as its console script runs it (udfs.cli.main), then the export;
-        # dbt's unit tests test the SQL, not the logs: the demo build runs them
-        [sys.executable, "-c", BUILD_AND_EXPORT, str(warehouse), str(exported), "--raw", str(raw),
-         "--", "--exclude-resource-type", "unit_test"],
-        env=environment_without_settings(environ), cwd=REPO, timeout=1800,
-    )  # fmt: skip
-
-    def matrix() -> Matrix:
-        result = finish()
-        assert result.returncode == 0, result.stderr[-3000:]
-        return Matrix(
-            raw,
-            warehouse,
-            facts,
-            result,
-            read(exported, "marts.quarantine"),
-            read(exported, "marts.reconciliation"),
-            read(exported, "marts.fct_changes",
-                 ["capture", "transaction_id", "log_position", "operation", "disposition",
-                  "table_name", "raw_file", "raw_offset"]),
-            read(exported, "marts.fct_transactions", ["capture", "transaction_id", "disposition"]),
-            read(exported, "raw.logmaster_control_records",
-                 ["capture", "source_file", "raw_offset", "record_type", "decode_error"]),
-        )  # fmt: skip
-
-    return matrix
-
-
-# In the background from the run's start, on the CPU the other tests leave idle: these tests
-# run last, when it is (mostly) done (tests/background.py).
-background.register("fault_matrix", start_matrix_build, needs_jvm=True)
+def read(spark, table: str, columns: str = "*") -> list[dict]:
+    """The rows of the cases' captures in ``table``."""
+    sql = f"select {columns} from {table} where {IN_CASES}"
+    return [row.asDict(recursive=True) for row in spark.sql(sql).collect()]
 
 
 @pytest.fixture(scope="module")
-def matrix() -> Matrix:
-    return background.result("fault_matrix")
+def matrix(spark, demo) -> Matrix:
+    assert set(FACTS) == set(CASE), "the demo's build had no fault case: write_cases did not run"
+    return Matrix(
+        demo.raw,
+        demo.warehouse,
+        FACTS,
+        demo.output,
+        demo.summary,
+        read(spark, "marts.quarantine"),
+        read(spark, "marts.reconciliation"),
+        read(spark, "marts.fct_changes",
+             "capture, transaction_id, log_position, operation, disposition, table_name, "
+             "raw_file, raw_offset"),
+        read(spark, "marts.fct_transactions", "capture, transaction_id, disposition"),
+        read(spark, "raw.logmaster_control_records",
+             "capture, source_file, raw_offset, record_type, decode_error"),
+    )  # fmt: skip
 
 
 # --- every case ----------------------------------------------------------------------------------
 
 
 def test_the_build_finishes_and_prints_no_trace(matrix):
-    assert "Traceback" not in matrix.result.stderr
-    assert "records_quarantined" in matrix.result.stdout
+    """The build over every case ended, and nothing it printed (dbt, Spark's log, the Python
+    workers) has a trace; its summary, as `logmart build` prints it, counts the quarantined
+    records of every source."""
+    if matrix.output is None:
+        pytest.skip("the build's output is read from pytest's capture of file descriptors: not -s")
+    assert "Traceback" not in matrix.output
+    assert "Exception" not in matrix.output
+    # the build's counts are of every capture of the folder, the cases' among them
+    quarantined = Counter()
+    for row in matrix.reconciliation:
+        quarantined[row["source_system"]] += row["records_quarantined"]
+    sources = {source["source_system"]: source for source in matrix.summary["sources"]}
+    assert set(sources) == {"db2zos", "db2luw", "soliddb"}
+    printed = io.StringIO()
+    cli.print_summary(matrix.summary, printed)
+    per_source = printed.getvalue().split("\n\n")[0].splitlines()  # its first table
+    for name, source in sources.items():
+        assert source["records_quarantined"] >= quarantined[name] > 0, source
+        (printed_row,) = [line.split() for line in per_source if line.split()[:1] == [name]]
+        assert printed_row[-1] == str(source["records_quarantined"]), per_source
 
 
 def test_every_file_is_in_the_reconciliation_once_and_reconciles(matrix):
     on_disk = sorted(
         p.relative_to(matrix.raw).as_posix()
-        for p in matrix.raw.rglob("*")
-        if p.is_file() and p.parts[len(matrix.raw.parts)] != "truth"
+        for case in CASES
+        for p in (matrix.raw / case.folder / case.name).rglob("*")
+        if p.is_file()
     )
     rows = Counter(row["source_file"] for row in matrix.reconciliation)
     assert sorted(rows) == on_disk and set(rows.values()) == {1}
@@ -321,32 +302,28 @@ def test_odd_files_are_listed_for_what_they_are(matrix):
 
 # --- strict mode ---------------------------------------------------------------------------------
 
-STRICT_RUN = """
-import sys
-import udfs.pipeline
-udfs.pipeline.build = lambda spark, raw, warehouse, target, **options: {"sources": [], "tables": []}
-from udfs.cli import main
-sys.exit(main(sys.argv[1:]))
-"""
 
-
-def test_strict_mode_fails_on_the_first_bad_record_with_its_message(matrix, tmp_path):
+def test_strict_mode_fails_on_the_first_bad_record_with_its_message(
+    matrix, spark, monkeypatch, capsys
+):
     """`logmart build` with LOGMART_STRICT=1 on the matrix's warehouse, its marts as built
-    (the rebuild itself is skipped: the fixture's build made them): exit 2, one line naming
-    the first quarantined record in file order, no trace."""
-    warehouse = matrix.warehouse
-    env = {**os.environ, "LOGMART_STRICT": "1"}
-    result = subprocess.run(
-        [sys.executable, "-c", STRICT_RUN, "build", "--raw", str(matrix.raw), "--warehouse",
-         str(warehouse)],
-        capture_output=True, text=True, env=env, cwd=REPO, timeout=600,
-    )  # fmt: skip
-    first = min((r["source_file"], r["raw_offset"]) for r in matrix.quarantine)
-    row = next(r for r in matrix.quarantine if (r["source_file"], r["raw_offset"]) == first)
-    assert result.returncode == 2 and result.stdout == ""
-    lines = [line for line in result.stderr.splitlines() if not line.startswith("WARNING:")]
-    assert lines == [
-        f"logmart: strict mode: {row['source_file']} offset {row['raw_offset']} (stage "
-        f"{row['stage']}, {row['record_type']}): {' '.join(row['reason'].split())}. What to do: "
-        f"{row['what_to_do']} (or build without --strict to quarantine such records and go on)"
+    (the rebuild itself is skipped: the demo's build made them): exit 2, one line naming the
+    first quarantined record in file order, no trace. The warehouse holds other captures than
+    the cases' (the demo's, the incremental scenario's): the first is of them all."""
+    monkeypatch.setattr("udfs.pipeline.build", lambda *args, **options: {"sources": []})
+    monkeypatch.setenv("LOGMART_STRICT", "1")
+    code = cli.main(["build", "--raw", str(matrix.raw), "--warehouse", str(matrix.warehouse)])
+    out, err = capsys.readouterr()
+    quarantine = [row.asDict() for row in spark.table("marts.quarantine").collect()]
+    # file order, a row without an offset (a file's problem) first, as Spark sorts nulls first
+    first = min(quarantine, key=lambda r: (r["source_file"], r["raw_offset"] is not None,
+                                           r["raw_offset"] or 0))  # fmt: skip
+    unit = by_system(first["source_system"]).raw_offset_unit
+    place = "" if first["raw_offset"] is None else f" {unit} {first['raw_offset']}"
+    what = f", {first['record_type']}" if first["record_type"] else ""
+    assert (code, out) == (2, "")
+    assert err.splitlines() == [
+        f"logmart: strict mode: {first['source_file']}{place} (stage {first['stage']}{what}): "
+        f"{' '.join(first['reason'].split())}. What to do: {first['what_to_do']} (or build without "
+        "--strict to quarantine such records and go on)"
     ]

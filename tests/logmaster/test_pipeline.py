@@ -82,7 +82,7 @@ def test_long_names_are_resolved_through_dtbi(spark, demo):
         for r in rows(
             spark,
             "select distinct table_schema, table_name from marts.fct_changes "
-            "where source_system = 'db2zos'",
+            f"where source_system = 'db2zos' and {DEMO}",
         )
     }
     assert ("INVENTORY_CONTROL", "WAREHOUSE_STOCK_LEVEL_HISTORY") in names
@@ -93,7 +93,7 @@ def test_segmented_changes_are_reassembled(spark, demo):
     segmented = rows(
         spark,
         "select size(raw_records) as segments, data is not null as has_data "
-        "from intermediate.int_logmaster_changes_reassembled where totalsegs > 1",
+        f"from intermediate.int_logmaster_changes_reassembled where totalsegs > 1 and {DEMO}",
     )
     assert segmented and all(s["segments"] > 1 and s["has_data"] for s in segmented)
 

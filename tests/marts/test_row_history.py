@@ -145,7 +145,8 @@ def test_table_as_of_macro_gives_the_sql_functions_rows(spark, demo):
     point = committed_positions(spark, "db2zos", capture)[5]
     inline = (
         "select row_key, row_image from ("
-        f"{{{{ table_as_of('SALES', 'CUSTOMER', '{point}', source_system='db2zos') }}}})"
+        f"{{{{ table_as_of('SALES', 'CUSTOMER', '{point}', source_system='db2zos', "
+        f"log_stream='{capture}') }}}})"
     )
     result = dbtRunner().invoke(
         dbt_args(["compile", "--inline", inline], demo.warehouse, project_dir())

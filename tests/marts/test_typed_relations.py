@@ -13,6 +13,7 @@ from decimal import Decimal
 
 import pytest
 
+from tests.faults.cases import CASE_STREAMS
 from tests.marts.oracle import (
     duckdb_type_of_sql,
     generator_capture,
@@ -39,10 +40,15 @@ SOURCES = ("db2zos", "db2luw", "soliddb")
 UNKNOWN = "<unavailable: not in the log>"  # compares as text in any column (normalise)
 
 
-def relations(spark) -> dict[tuple, str]:
+def relations(spark, *, damaged: bool = True) -> dict[tuple, str]:
+    """Every typed relation's name by (source, stream, schema, table); with `damaged` False,
+    not those of the fault matrix's damaged captures (each a log stream of its own in the run's
+    warehouse: tests/faults/test_fault_matrix.py). The tests that query every relation query
+    the demo's and the incremental scenario's: the matrix's would triple their time."""
     return {
         (r.source_system, r.log_stream, r.table_schema, r.table_name): r.relation_name
         for r in spark.sql("select * from marts.dim_typed_relations").collect()
+        if damaged or r.log_stream not in CASE_STREAMS
     }
 
 
@@ -112,7 +118,7 @@ def test_current_relations_are_the_generated_tables_typed(spark, demo):
 
 
 def test_change_feeds_give_delta_change_rows(spark, demo):
-    names = relations(spark)
+    names = relations(spark, damaged=False)
     union = " union all ".join(
         f"select '{relation}' as relation, _change_type, count(*) as n "
         f"from changes.{relation} group by _change_type"
@@ -129,6 +135,7 @@ def test_change_feeds_give_delta_change_rows(spark, demo):
     expected = {
         (names[(r.source_system, r.log_stream, r.table_schema, r.table_name)], r.t): r.n
         for r in expected_rows
+        if r.log_stream not in CASE_STREAMS  # (a stream's table without a relation: KeyError)
     }
     assert got == expected
     kinds = {kind for _, kind in got}
@@ -141,7 +148,7 @@ def test_change_feeds_give_delta_change_rows(spark, demo):
     # the build made every view and said so
     assert demo.summary["typed_relations"]["created"] + demo.summary["typed_relations"][
         "kept"
-    ] == 3 * len(names)
+    ] == 3 * len(relations(spark))
     assert demo.summary["timings"]["typed_s"] >= 0
 
 
@@ -160,7 +167,9 @@ def test_as_of_functions_give_typed_rows_at_a_point(spark, demo):
             "from marts.fct_changes group by source_system, log_stream"
         ).collect()
     }
-    for (source, stream, schema, table), name in sorted(relations(spark).items(), key=str):
+    for (source, stream, schema, table), name in sorted(
+        relations(spark, damaged=False).items(), key=str
+    ):
         positions = stream_positions.get((source, stream), [])
         current = spark.table(f"current.{name}")
         if not positions:
