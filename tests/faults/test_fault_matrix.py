@@ -22,15 +22,15 @@ import pytest
 
 from tests.conftest import EXTRA_INPUTS
 from tests.faults import damage as d
-from tests.faults.cases import CASES, write_all
+from tests.faults.cases import CASE_STREAMS, CASES, write_all
 from udfs import cli
 from udfs.sources import by_system
 
 pytestmark = pytest.mark.spark
 
 CASE = {case.name: case for case in CASES}
-_CAPTURES = ", ".join(f"'{case.name}'" for case in CASES)
-IN_CASES = f"capture in ({_CAPTURES})"
+# a case's capture is its log stream (RAW/<source folder>/<case>)
+IN_CASES = f"capture in ({', '.join(repr(name) for name in sorted(CASE_STREAMS))})"
 # What write_cases wrote, for the tests: each case's facts
 FACTS: dict[str, dict] = {}
 
