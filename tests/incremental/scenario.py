@@ -46,7 +46,9 @@ COPIES = [
     ("soliddb/PROD/c2/sys_log_copy.parquet", "soliddb/PROD/c1/sys_log.parquet"),
 ]
 INCREMENTAL_MODELS = [
-    "int_logmaster_row_images_decoded",
+    # Log Master's images are decoded in the settlement's own query (the images' model is
+    # ephemeral): the settlement is the table by capture
+    "int_logmaster_changes_standardized",
     "int_db2luw_row_images_decoded",
     "int_soliddb_row_images_decoded",
 ]

@@ -1,5 +1,7 @@
 """The Log Master pipeline end to end on generated extracts: real Spark, real dbt build."""
 
+import json
+
 import pytest
 
 from logmart_generators.logmaster import EXTRACT
@@ -14,6 +16,26 @@ DEMO = f"capture = '{EXTRACT}'"
 
 def rows(spark, sql):
     return [row.asDict(recursive=True) for row in spark.sql(sql).collect()]
+
+
+def compiled(warehouse, sql: str) -> str:
+    """`sql` (dbt Jinja: refs, macros) compiled against the project, as Spark runs it."""
+    from dbt.cli.main import dbtRunner
+
+    from udfs.dbt_runner import dbt_args, project_dir
+
+    result = dbtRunner().invoke(dbt_args(["compile", "--inline", sql], warehouse, project_dir()))
+    assert result.success, result.exception
+    return result.result.results[0].node.compiled_code
+
+
+@pytest.fixture(scope="module")
+def row_images(spark, demo):
+    """int_logmaster_row_images_decoded's query: an ephemeral model, with no table to read."""
+    from udfs.spark_udfs import register_functions
+
+    register_functions(spark)  # the query's UDF (the build may have run in another session)
+    return compiled(demo.warehouse, "select * from {{ ref('int_logmaster_row_images_decoded') }}")
 
 
 def test_replaying_committed_changes_reproduces_the_generated_tables(spark, demo):
@@ -139,17 +161,38 @@ def test_values_are_rendered_as_the_specs_readme_says(spark, demo):
     assert not any(v.startswith(("X'", "x'")) for v in values)
 
 
-def test_one_segment_records_take_the_images_the_data_source_decoded(spark, demo):
+def test_unit_test_inputs_without_a_table_have_the_model_s_columns(spark, demo, row_images):
+    # The row images are ephemeral, and the settlement's own rows (`this`) have no table yet
+    # when its unit tests run in a new warehouse: their rows are typed by the project's list
+    # (macros/unit_test_fixtures.sql), which must be each model's output, in order.
+    listed = json.loads(compiled(demo.warehouse, "{{ tojson(fixture_columns()) }}"))
+    outputs = {
+        "int_logmaster_row_images_decoded": spark.sql(
+            f"select * from (\n{row_images}\n) as row_images"
+        ),
+        "int_logmaster_changes_standardized": spark.table(
+            "intermediate.int_logmaster_changes_standardized"
+        ),
+    }
+    assert set(listed) == set(outputs)
+    for model, frame in outputs.items():
+        columns = [(field.name, field.dataType.simpleString()) for field in frame.schema.fields]
+        assert list(listed[model].items()) == columns, model
+
+
+def test_one_segment_records_take_the_images_the_data_source_decoded(spark, demo, row_images):
     # The data source's version choice and layout digest agree with the SQL model's for every
     # one-segment row change of a table with a layout: none of them needs the UDF (a mismatch
     # would only cost time, so this is the test that the fast path is taken).
     counts = {
         (row.segmented, row.images_decoded_by): row.n
         for row in spark.sql(
-            """
+            f"""
             select
                 coalesce(totalsegs, 0) > 1 as segmented, images_decoded_by, count(*) as n
-            from intermediate.int_logmaster_row_images_decoded
+            from (
+                {row_images}
+            ) as row_images
             where layout_text is not null and split(layout_text, '[|]')[4] not like 'N%'
                 -- XMLINCLUDED N with an XML column: left to the UDF too (logmaster/batch_rows.py)
                 and not (split(layout_text, '[|]')[4] like '_N'
@@ -167,7 +210,7 @@ def test_one_segment_records_take_the_images_the_data_source_decoded(spark, demo
         row.images_decoded_by: row.n
         for row in spark.sql(
             "select images_decoded_by, count(*) as n "
-            "from intermediate.int_logmaster_row_images_decoded "
+            f"from (\n{row_images}\n) as row_images "
             "where split(layout_text, '[|]')[4] like 'N%' group by all"
         ).collect()
     }

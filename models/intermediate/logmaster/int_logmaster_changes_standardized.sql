@@ -2,10 +2,39 @@
 -- A UR is settled over every extract of its log stream: an extract that ends while the UR is
 -- open logs its records without UORDISP; the next extract's records of the UR carry UORDISP
 -- and the commit point, and settle the records of both.
+-- Incremental by capture (macros/incremental.sql): a build decodes the row images of new or
+-- changed extracts only (int_logmaster_row_images_decoded, a view), takes the changes of the
+-- extracts built before from this table, and settles the URs over both; the UR fields the
+-- settlement reads (uordisp, uorcommitlrsn, uortimestamp, uorcommittimestamp, logrecdisp)
+-- are kept for that. Every partition is written again: a new extract can settle a UR that an
+-- earlier one left open. One table instead of the images' own and this one: the images are
+-- written once (docs/performance.md, "2026-11-29, late morning").
+-- depends_on: {{ ref('stg_logmart__captures') }}
 {{ config(enabled=logmart_source_enabled('logmaster')) }}
+{{ config(
+    materialized='incremental',
+    incremental_strategy='insert_overwrite',
+    partition_by=['capture_fingerprint'],
+    on_schema_change='fail',
+    pre_hook="{{ drop_stale_capture_partitions('db2zos', decode_settings('logmaster')) }}"
+) }}
+{#- a change's columns before its UR is settled: computed from the images of the extracts
+    being built, read back from this table for the others -#}
+{%- set change_columns = [
+    'change_id', 'source_system', 'capture', 'raw_file', 'raw_offset', 'raw_records',
+    'table_schema', 'table_name', 'operation', 'change_kind', 'source_change_type',
+    'generated_by', 'before_image', 'after_image', 'key_columns', 'truncate_scope',
+    'partition_number', 'partition_key_columns', 'partition_low_key', 'partition_high_key',
+    'column_types', 'decode_warnings', 'log_stream', 'transaction_id', 'log_position',
+    'change_ts', 'authid', 'plan_name', 'correlation_id', 'connection_id', 'connection_type',
+    'incomplete_transaction', 'incomplete_dependency', 'has_compensation',
+    'before_unavailable', 'after_unavailable', 'logrecdisp', 'uordisp', 'uorcommitlrsn',
+    'uortimestamp', 'uorcommittimestamp', 'capture_fingerprint'
+] -%}
 with
 
 decoded as (
+    -- the changes of the extracts this build decodes
     select
         *,
         {{ log_stream('capture') }} as log_stream,
@@ -14,56 +43,29 @@ decoded as (
             else uorid
         end as transaction_id
     from {{ ref('int_logmaster_row_images_decoded') }}
-    where decode_error is null
+    where
+        decode_error is null
+        and {{ captures_to_build_filter('db2zos', decode_settings('logmaster')) }}
 ),
 
 change_types as (
     select * from {{ ref('logmaster_change_types') }}
 ),
 
-transaction_changes as (
-    -- each change with what its UR comes to over the log stream, in one pass of windows over
-    -- the UR's changes (the UR's ordering serves change_seq too)
+typed_changes as (
     select
         decoded.*,
         change_types.operation,
         change_types.change_kind,
-        concat(decoded.loglrsn, decoded.logrba) as log_position,
         decoded.change_type = 'DM'
         and (decoded.before_image is not null or decoded.after_image is not null)
-            as is_partition_mass_delete,
-        case
-            when count_if(decoded.uordisp = 'C') over ur_changes > 0 then 'committed'
-            when count_if(decoded.uordisp = 'A') over ur_changes > 0 then 'aborted'
-            else 'in_flight'
-        end as transaction_disposition,
-        max(
-            case
-                when decoded.uordisp = 'C' and not {{ is_zero_position('decoded.uorcommitlrsn') }}
-                    then decoded.uorcommitlrsn
-            end
-        ) over ur_changes as commit_position,
-        min(decoded.uortimestamp) over ur_changes as begin_ts,
-        max(decoded.uorcommittimestamp) over ur_changes as commit_ts,
-        row_number() over ur_order as change_seq
+            as is_partition_mass_delete
     from decoded
     inner join change_types
         on decoded.change_type = change_types.change_type
-    window
-        ur_order as (
-            partition by decoded.log_stream, decoded.transaction_id
-            order by
-                concat(decoded.loglrsn, decoded.logrba), decoded.raw_file, decoded.raw_offset
-        ),
-        ur_changes as (
-            partition by decoded.log_stream, decoded.transaction_id
-            order by
-                concat(decoded.loglrsn, decoded.logrba), decoded.raw_file, decoded.raw_offset
-            rows between unbounded preceding and unbounded following
-        )
 ),
 
-standardized as (
+new_changes as (
     select
         -- identity and provenance
         concat('db2zos:', raw_file, ':', raw_offset) as change_id,
@@ -109,29 +111,18 @@ standardized as (
         column_types,
         decode_warnings,
         -- transaction (URID = RBA of the UR's first record; qualified by member in data
-        -- sharing), settled over the log stream
+        -- sharing), settled over the log stream below
         log_stream,
         transaction_id,
-        case logrecdisp
-            when 'A' then 'aborted'
-            when 'S' then 'savepoint_rollback'
-            when 'O' then 'reversed'
-            else transaction_disposition
-        end as disposition,
-        transaction_disposition,
         -- order: committed URs by UORCOMMITLRSN; inside one, LOGLRSN then LOGRBA
-        commit_position,
-        log_position,
+        concat(loglrsn, logrba) as log_position,
         log_timestamp as change_ts,
-        begin_ts,
-        commit_ts,
         -- who
         authid,
         plan as plan_name,
         correlationid as correlation_id,
         connectid as connection_id,
         connectiontype as connection_type,
-        change_seq,
         -- what Log Master says of the transaction's completeness (LLDF): a log record it
         -- could not complete, a dependency on such a transaction, compensation records
         incompletetrans = 'Y' as incomplete_transaction,
@@ -139,8 +130,110 @@ standardized as (
         uorhascomp = 'Y' as has_compensation,
         -- values the log does not carry (udfs/unavailable.py), beside each image
         before_unavailable,
-        after_unavailable
-    from transaction_changes
+        after_unavailable,
+        -- what the settlement reads of the record and its UR
+        logrecdisp,
+        uordisp,
+        uorcommitlrsn,
+        uortimestamp,
+        uorcommittimestamp,
+        capture_fingerprint
+    from typed_changes
+),
+
+changes as (
+    select {{ change_columns | join(', ') }} from new_changes
+    {%- if is_incremental() %}
+        union all
+        -- the extracts built before, as they were (the pre-hook dropped those that changed)
+        select {{ change_columns | join(', ') }} from {{ this }}
+    {%- endif %}
+),
+
+settled as (
+    -- what each change's UR comes to over the log stream, in one pass of windows over the
+    -- UR's changes (the UR's ordering serves change_seq too)
+    select
+        *,
+        case
+            when count_if(uordisp = 'C') over ur_changes > 0 then 'committed'
+            when count_if(uordisp = 'A') over ur_changes > 0 then 'aborted'
+            else 'in_flight'
+        end as transaction_disposition,
+        max(
+            case
+                when uordisp = 'C' and not {{ is_zero_position('uorcommitlrsn') }}
+                    then uorcommitlrsn
+            end
+        ) over ur_changes as commit_position,
+        min(uortimestamp) over ur_changes as begin_ts,
+        max(uorcommittimestamp) over ur_changes as commit_ts,
+        row_number() over ur_order as change_seq
+    from changes
+    window
+        ur_order as (
+            partition by log_stream, transaction_id
+            order by log_position, raw_file, raw_offset
+        ),
+        ur_changes as (
+            partition by log_stream, transaction_id
+            order by log_position, raw_file, raw_offset
+            rows between unbounded preceding and unbounded following
+        )
 )
 
-select * from standardized
+select
+    change_id,
+    source_system,
+    capture,
+    raw_file,
+    raw_offset,
+    raw_records,
+    table_schema,
+    table_name,
+    operation,
+    change_kind,
+    source_change_type,
+    generated_by,
+    before_image,
+    after_image,
+    key_columns,
+    truncate_scope,
+    partition_number,
+    partition_key_columns,
+    partition_low_key,
+    partition_high_key,
+    column_types,
+    decode_warnings,
+    log_stream,
+    transaction_id,
+    case logrecdisp
+        when 'A' then 'aborted'
+        when 'S' then 'savepoint_rollback'
+        when 'O' then 'reversed'
+        else transaction_disposition
+    end as disposition,
+    transaction_disposition,
+    commit_position,
+    log_position,
+    change_ts,
+    begin_ts,
+    commit_ts,
+    authid,
+    plan_name,
+    correlation_id,
+    connection_id,
+    connection_type,
+    change_seq,
+    incomplete_transaction,
+    incomplete_dependency,
+    has_compensation,
+    before_unavailable,
+    after_unavailable,
+    logrecdisp,
+    uordisp,
+    uorcommitlrsn,
+    uortimestamp,
+    uorcommittimestamp,
+    capture_fingerprint
+from settled

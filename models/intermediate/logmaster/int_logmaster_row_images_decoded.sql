@@ -4,20 +4,23 @@
 -- after_unavailable name the columns whose value the log does not carry (udfs/unavailable.py:
 -- LOBs of an extract without them); the data source never decodes such a table's changes
 -- (udfs/logmaster/batch_rows.py), so its images have none.
--- Incremental by capture (macros/incremental.sql): a build decodes only new or changed
--- extracts; the table layouts come from each extract's own control file.
+-- Ephemeral (a CTE of the models that read it; a view could not call the session's UDF): the
+-- UR settlement (int_logmaster_changes_standardized, incremental by capture) decodes the
+-- captures it builds with it and writes the images once; the quarantine takes its decode
+-- errors. As a table it was a write and a read of every change with its images
+-- (docs/performance.md, "2026-11-29, late morning"). The table layouts come from each
+-- extract's own control file.
 {{ config(enabled=logmart_source_enabled('logmaster')) }}
-{{ config(
-    materialized='incremental',
-    incremental_strategy='insert_overwrite',
-    partition_by=['capture_fingerprint'],
-    on_schema_change='fail',
-    pre_hook="{{ drop_stale_capture_partitions('db2zos', decode_settings('logmaster')) }}"
-) }}
+{{ config(materialized='ephemeral') }}
 with
 
 captures as (
-    {{ captures_to_build('db2zos', decode_settings('logmaster')) }}
+    -- each extract with its fingerprint: the settlement's partitions (macros/incremental.sql)
+    select
+        capture,
+        {{ capture_fingerprint_expression(decode_settings('logmaster')) }} as capture_fingerprint
+    from {{ ref('stg_logmart__captures') }}
+    where source_system = 'db2zos'
 ),
 
 changes as (
@@ -32,14 +35,10 @@ changes as (
     where
         changes.reassembly_error is null
         and change_types.is_row_change
-        and {{
-            captures_to_build_filter('db2zos', decode_settings('logmaster'), 'changes.capture')
-        }}
 ),
 
 layouts as (
     select * from {{ ref('int_logmaster_table_layouts') }}
-    where {{ captures_to_build_filter('db2zos', decode_settings('logmaster')) }}
 ),
 
 table_versions as (
