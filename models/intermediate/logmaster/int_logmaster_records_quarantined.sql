@@ -17,7 +17,8 @@ reassembled as (
 ),
 
 row_images as (
-    select * from {{ ref('int_logmaster_row_images_decoded') }}
+    -- the changes whose images did not decode (a table by capture: the images are ephemeral)
+    select * from {{ ref('int_logmaster_row_images_failed') }}
 ),
 
 change_types as (
