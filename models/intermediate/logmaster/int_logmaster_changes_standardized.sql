@@ -3,12 +3,13 @@
 -- open logs its records without UORDISP; the next extract's records of the UR carry UORDISP
 -- and the commit point, and settle the records of both.
 -- Incremental by capture (macros/incremental.sql): a build decodes the row images of new or
--- changed extracts only (int_logmaster_row_images_decoded, a view), takes the changes of the
--- extracts built before from this table, and settles the URs over both; the UR fields the
--- settlement reads (uordisp, uorcommitlrsn, uortimestamp, uorcommittimestamp, logrecdisp)
+-- changed extracts only (int_logmaster_row_images_decoded, ephemeral), takes the changes of
+-- the extracts built before from this table, and settles the URs over both; the UR fields
+-- the settlement reads (uordisp, uorcommitlrsn, uortimestamp, uorcommittimestamp, logrecdisp)
 -- are kept for that. Every partition is written again: a new extract can settle a UR that an
 -- earlier one left open. One table instead of the images' own and this one: the images are
 -- written once (docs/performance.md, "2026-11-29, late morning").
+-- The captures filter refs the captures inside a condition, which dbt does not see:
 -- depends_on: {{ ref('stg_logmart__captures') }}
 {{ config(enabled=logmart_source_enabled('logmaster')) }}
 {{ config(
