@@ -5,6 +5,7 @@ import json
 import pytest
 
 from logmart_generators.logmaster import EXTRACT
+from tests.dbt_sql import compiled
 from tests.replay import as_multiset, replay, truth_tables
 
 pytestmark = pytest.mark.spark
@@ -16,17 +17,6 @@ DEMO = f"capture = '{EXTRACT}'"
 
 def rows(spark, sql):
     return [row.asDict(recursive=True) for row in spark.sql(sql).collect()]
-
-
-def compiled(warehouse, sql: str) -> str:
-    """`sql` (dbt Jinja: refs, macros) compiled against the project, as Spark runs it."""
-    from dbt.cli.main import dbtRunner
-
-    from udfs.dbt_runner import dbt_args, project_dir
-
-    result = dbtRunner().invoke(dbt_args(["compile", "--inline", sql], warehouse, project_dir()))
-    assert result.success, result.exception
-    return result.result.results[0].node.compiled_code
 
 
 @pytest.fixture(scope="module")

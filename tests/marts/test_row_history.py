@@ -11,6 +11,7 @@ from collections import Counter
 
 import pytest
 
+from tests.dbt_sql import compiled
 from tests.marts.oracle import (
     duckdb_type_of_sql,
     generator_capture,
@@ -137,10 +138,6 @@ def test_history_versions_are_keyed_and_truncates_close_them(spark, demo):
 
 
 def test_table_as_of_macro_gives_the_sql_functions_rows(spark, demo):
-    from dbt.cli.main import dbtRunner
-
-    from udfs.dbt_runner import dbt_args, project_dir
-
     capture = generator_capture(demo.raw, "db2zos")
     point = committed_positions(spark, "db2zos", capture)[5]
     inline = (
@@ -148,12 +145,7 @@ def test_table_as_of_macro_gives_the_sql_functions_rows(spark, demo):
         f"{{{{ table_as_of('SALES', 'CUSTOMER', '{point}', source_system='db2zos', "
         f"log_stream='{capture}') }}}})"
     )
-    result = dbtRunner().invoke(
-        dbt_args(["compile", "--inline", inline], demo.warehouse, project_dir())
-    )
-    assert result.success
-    compiled = result.result.results[0].node.compiled_code
-    from_macro = [dict(r.row_image) for r in spark.sql(compiled).collect()]
+    from_macro = [dict(r.row_image) for r in spark.sql(compiled(demo.warehouse, inline)).collect()]
     assert from_macro
     assert as_multiset(from_macro) == as_multiset(
         rows_as_of(spark, "db2zos", capture, "SALES.CUSTOMER", point)
