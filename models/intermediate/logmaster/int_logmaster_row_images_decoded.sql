@@ -7,9 +7,9 @@
 -- Ephemeral (a CTE of the models that read it; a view could not call the session's UDF): the
 -- UR settlement (int_logmaster_changes_standardized, incremental by capture) decodes the
 -- captures it builds with it and writes the images once; int_logmaster_row_images_failed
--- keeps, by capture, those that did not decode, for the quarantine. As a table it was a write and a read of every change with its images
--- (docs/performance.md, "2026-11-29, late morning"). The table layouts come from each
--- extract's own control file.
+-- keeps, by capture, those that did not decode, for the quarantine. As a table it was a
+-- write and a read of every change with its images (docs/performance.md, "2026-11-29, late
+-- morning"). The table layouts come from each extract's own control file.
 {{ config(enabled=logmart_source_enabled('logmaster')) }}
 {{ config(materialized='ephemeral') }}
 with
