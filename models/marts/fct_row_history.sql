@@ -252,12 +252,16 @@ events as (
 ),
 
 counted as (
-    -- copies of the row there after each event (identical keyless rows can be several)
+    -- copies of the row there after each event (identical keyless rows can be several).
+    -- The row's windows name row_key first: Spark sorts a window's rows by its partition
+    -- columns in the order given, and decides most comparisons on the first one's leading
+    -- bytes; a table's name is the same for all its rows, a row key seldom (docs/performance.md,
+    -- "2026-11-29, noon")
     select
         *,
         if(has_key, 'key', 'row_hash') as row_key_kind,
         sum(copy_delta) over (
-            partition by source_system, log_stream, table_schema, table_name, row_key, epoch
+            partition by row_key, epoch, source_system, log_stream, table_schema, table_name
             order by change_order, event_step
             rows between unbounded preceding and current row
         ) as live_after
@@ -272,7 +276,7 @@ numbered as (
         live_after - least(
             0,
             min(live_after) over (
-                partition by source_system, log_stream, table_schema, table_name, row_key, epoch
+                partition by row_key, epoch, source_system, log_stream, table_schema, table_name
             )
         ) as copies_after
     from counted
@@ -297,7 +301,7 @@ sequenced as (
         lead(change_order) over copy_events as next_change_order
     from occurrences
     window copy_events as (
-        partition by source_system, log_stream, table_schema, table_name, row_key, epoch, occurrence
+        partition by row_key, epoch, occurrence, source_system, log_stream, table_schema, table_name
         order by change_order, event_step
     )
 ),
@@ -367,7 +371,7 @@ first_cuts as (
         *,
         row_number() over (
             partition by
-                source_system, log_stream, table_schema, table_name, row_key, epoch, occurrence,
+                row_key, epoch, occurrence, source_system, log_stream, table_schema, table_name,
                 version_id
             order by cut_order
         ) as cut_rank
