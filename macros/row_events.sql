@@ -99,14 +99,18 @@
 {%- endmacro %}
 
 {#-
-    fct_row_history's table order: a change's place in its table's commit order
-    (`change_order`) and the table-level truncates so far, this change included (`epoch`);
-    over `window {{ table_order_window() }}`.
+    fct_row_history's table order: a change's place in its table's commit order, as a value
+    that sorts in that order (`step` 1: a base snapshot's rows, step 0, come before every
+    change). A value, not a row number over the table: a window over a whole table runs in
+    one task, and a log often has one table with most of the changes.
 -#}
-{% macro table_change_order() -%}
-    row_number() over table_order as change_order,
-    sum(if(operation = 'truncate' and truncate_scope = 'table', 1, 0))
-        over table_order as epoch
+{% macro change_order(relation) -%}
+    named_struct(
+        'step', 1,
+        'commit_position', {{ relation }}.commit_position,
+        'transaction_id', {{ relation }}.transaction_id,
+        'change_seq', {{ relation }}.change_seq
+    )
 {%- endmacro %}
 
 {% macro table_order_window() -%}

@@ -28,7 +28,10 @@
 -- the row key of each image); the images and the other wide columns are joined back once, at
 -- the end, by change. A CTE that two others read is computed twice, so every step with a
 -- window is read once (one generator makes a change's events, one pass its versions, a
--- broadcast join its partition cuts); the truncates are ordered on their own.
+-- broadcast join its partition cuts); the truncates are ordered on their own. A change's
+-- place in its table's order is a value that sorts (macro change_order) and its epoch a
+-- count of the table's truncates before it (broadcast): no window spans a whole table, which
+-- would run in one task.
 with
 
 base_snapshots as (
@@ -81,6 +84,7 @@ committed_changes as (
         changes.commit_ts,
         changes.transaction_id,
         changes.change_seq,
+        {{ change_order('changes') }} as change_order,
         changes.operation,
         changes.change_kind,
         changes.truncate_scope,
@@ -107,14 +111,33 @@ committed_changes as (
     where changes.disposition = 'committed'
 ),
 
-epochs as (
-    -- each change's place in its table's commit order, and the truncates so far (this change
-    -- included): rows live in the epoch between two truncates
+table_truncates as (
+    -- the table-level truncates of each table (few), by their place in its order
     select
-        *,
-        {{ table_change_order() }}
+        source_system,
+        log_stream,
+        table_schema,
+        table_name,
+        collect_list(change_order) as truncate_orders
     from committed_changes
-    window {{ table_order_window() }}
+    where operation = 'truncate' and truncate_scope = 'table'
+    group by source_system, log_stream, table_schema, table_name
+),
+
+epochs as (
+    -- each change with the table-level truncates so far (this change included): rows live in
+    -- the epoch between two truncates. A broadcast join, not a window over the whole table
+    select /*+ broadcast(table_truncates) */
+        committed_changes.*,
+        if(
+            table_truncates.truncate_orders is null,
+            0,
+            size(filter(table_truncates.truncate_orders, t -> t <= committed_changes.change_order))
+        ) as epoch
+    from committed_changes
+    left join table_truncates
+        on
+            {{ same_table('committed_changes', 'table_truncates') }}
 ),
 
 truncates as (
@@ -141,8 +164,8 @@ truncates as (
 ),
 
 partition_truncates as (
-    -- a partition-level truncate ends, inside its epoch, the versions in its key range; its
-    -- place in the table's order is counted over the (few) tables such truncates cut
+    -- a partition-level truncate ends, inside its epoch, the versions in its key range (few;
+    -- the filter reaches the scan)
     select
         source_system,
         log_stream,
@@ -156,16 +179,7 @@ partition_truncates as (
         partition_key_columns,
         partition_low_key,
         partition_high_key
-    from (
-        select /*+ broadcast(cut_tables) */
-            committed_changes.*,
-            {{ table_change_order() }}
-        from committed_changes
-        left semi join partition_truncate_tables as cut_tables
-            on
-                {{ same_table('committed_changes', 'cut_tables') }}
-        window {{ table_order_window() }}
-    )
+    from epochs
     where operation = 'truncate' and truncate_scope = 'partition'
 ),
 
@@ -232,7 +246,12 @@ events as (
         snapshot_images.change_id,
         snapshot_images.snapshot_position as commit_position,
         snapshot_images.snapshot_ts as commit_ts,
-        0 as change_order,
+        named_struct(
+            'step', 0,
+            'commit_position', snapshot_images.snapshot_position,
+            'transaction_id', cast(null as string),
+            'change_seq', cast(null as int)
+        ) as change_order,
         'snapshot' as operation,  -- noqa: RF04
         snapshot_images.snapshot_position is null as opens_from_start,
         1 as copy_delta,
@@ -327,7 +346,8 @@ versions as (
         if(copy_delta = 1 and not opens_from_start, change_id, null) as valid_from_change_id,
         if(copy_delta = 1, commit_position, null) as valid_from_position,
         if(copy_delta = 1, commit_ts, null) as valid_from_ts,
-        if(copy_delta = 1, change_order, 0) as valid_from_order,
+        -- null: there from the start, before every change
+        if(copy_delta = 1, change_order, null) as valid_from_order,
         if(copy_delta = 1, next_change_id, change_id) as next_change_id,
         if(copy_delta = 1, next_commit_position, commit_position) as next_commit_position,
         if(copy_delta = 1, next_commit_ts, commit_ts) as next_commit_ts,
@@ -351,7 +371,10 @@ cut_candidates as (
         on
             {{ same_table('versions', 'partition_truncates') }}
             and versions.epoch = partition_truncates.epoch
-            and versions.valid_from_order < partition_truncates.change_order
+            and (
+                versions.valid_from_order is null
+                or versions.valid_from_order < partition_truncates.change_order
+            )
             and (
                 versions.next_change_order is null
                 or versions.next_change_order > partition_truncates.change_order
