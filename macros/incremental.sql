@@ -81,9 +81,12 @@
     {%- endif -%}
 {%- endmacro %}
 
-{#- Pre-hook: drop the partitions whose fingerprint is no longer that of a current capture.
-    Runs its statements itself and renders nothing. -#}
-{% macro drop_stale_capture_partitions(source_system, settings) %}
+{#- The fingerprints of this model's partitions that are no longer those of a current capture
+    of `source_system` (a capture that changed or is gone): what the pre-hook drops. Asked at
+    compile time too, before the pre-hook runs (the Log Master settlement settles every
+    partition again when one goes). -#}
+{% macro stale_capture_partitions(source_system, settings) %}
+    {%- set stale = [] -%}
     {%- if execute and is_incremental() -%}
         {%- set current_sql -%}
             select {{ capture_fingerprint_expression(settings) }}
@@ -93,13 +96,22 @@
         {%- set current = run_query(current_sql).columns[0].values() | list -%}
         {%- for fingerprint in capture_partitions(this) -%}
             {%- if fingerprint not in current -%}
-                {%- do run_query(
-                    'alter table ' ~ this ~ ' drop if exists partition (capture_fingerprint = '
-                    ~ logmart_string_literal(fingerprint) ~ ')'
-                ) -%}
+                {%- do stale.append(fingerprint) -%}
             {%- endif -%}
         {%- endfor -%}
     {%- endif -%}
+    {{- return(stale) -}}
+{% endmacro %}
+
+{#- Pre-hook: drop the partitions whose fingerprint is no longer that of a current capture.
+    Runs its statements itself and renders nothing. -#}
+{% macro drop_stale_capture_partitions(source_system, settings) %}
+    {%- for fingerprint in stale_capture_partitions(source_system, settings) -%}
+        {%- do run_query(
+            'alter table ' ~ this ~ ' drop if exists partition (capture_fingerprint = '
+            ~ logmart_string_literal(fingerprint) ~ ')'
+        ) -%}
+    {%- endfor -%}
 {% endmacro %}
 
 {#- A Spark SQL string literal of `text`. -#}

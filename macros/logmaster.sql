@@ -17,3 +17,12 @@
 {% macro is_zero_position(column) -%}
     coalesce({{ column }} = '00000000000000000000', true)
 {%- endmacro %}
+
+{#- A Log Master change's transaction: the URID (the RBA of the UR's first record), qualified
+    by the data sharing member when there is one (the same URID on two members is two URs). -#}
+{% macro logmaster_transaction_id(uorid, memberid) -%}
+    case
+        when {{ memberid }} > 0 then concat({{ uorid }}, '-M', {{ memberid }})
+        else {{ uorid }}
+    end
+{%- endmacro %}

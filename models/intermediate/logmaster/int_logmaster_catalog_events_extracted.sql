@@ -38,10 +38,7 @@ named as (
         coalesce(table_names.table_name, changes.tablename) as table_name,
         changes.dbid,
         changes.tbobid,
-        case
-            when changes.memberid > 0 then concat(changes.uorid, '-M', changes.memberid)
-            else changes.uorid
-        end as transaction_id,
+        {{ logmaster_transaction_id('changes.uorid', 'changes.memberid') }} as transaction_id,
         changes.uordisp,
         changes.logrecdisp,
         changes.uorcommitlrsn,

@@ -6,11 +6,17 @@
 -- changed extracts only (int_logmaster_row_images_decoded, ephemeral), takes the changes of
 -- the extracts built before from this table, and settles the URs over both; the UR fields
 -- the settlement reads (uordisp, uorcommitlrsn, uortimestamp, uorcommittimestamp, logrecdisp)
--- are kept for that. Every partition is written again: a new extract can settle a UR that an
--- earlier one left open. One table instead of the images' own and this one: the images are
--- written once (docs/performance.md, "2026-11-29, late morning").
+-- are kept for that. Only the partitions a new extract reaches are written again: a UR of the
+-- new extracts is settled with its changes read back from the extracts before, and those
+-- extracts' partitions are written again whole, their other URs as they were settled (a UR's
+-- settlement depends on its changes alone). When an extract changed or is gone (the pre-hook
+-- drops its partition), every UR is settled again: one it touched may be in any partition.
+-- One table instead of the images' own and this one: the images are written once
+-- (docs/performance.md, "2026-11-29, late morning").
 -- The captures filter refs the captures inside a condition, which dbt does not see:
 -- depends_on: {{ ref('stg_logmart__captures') }}
+-- An incremental build reads the new extracts' URs from the records (in a condition, too):
+-- depends_on: {{ ref('stg_logmaster__lldf') }}
 {{ config(enabled=logmart_source_enabled('logmaster')) }}
 {{ config(
     materialized='incremental',
@@ -19,6 +25,10 @@
     on_schema_change='fail',
     pre_hook="{{ drop_stale_capture_partitions('db2zos', decode_settings('logmaster')) }}"
 ) }}
+{#- an incremental build where no partition goes: only the partitions of the URs the new
+    extracts touch are written again -#}
+{%- set reopen_touched = is_incremental()
+    and not stale_capture_partitions('db2zos', decode_settings('logmaster')) -%}
 {#- a change's columns before its UR is settled: computed from the images of the extracts
     being built, read back from this table for the others -#}
 {%- set change_columns = [
@@ -39,10 +49,7 @@ decoded as (
     select
         *,
         {{ log_stream('capture') }} as log_stream,
-        case
-            when memberid > 0 then concat(uorid, '-M', memberid)
-            else uorid
-        end as transaction_id
+        {{ logmaster_transaction_id('uorid', 'memberid') }} as transaction_id
     from {{ ref('int_logmaster_row_images_decoded') }}
     where
         decode_error is null
@@ -142,11 +149,57 @@ new_changes as (
     from typed_changes
 ),
 
+{%- if reopen_touched %}
+
+    touched_transactions as (
+        -- the URs the new extracts have records of, from the records' headers (not from the
+        -- decoded changes: a CTE read three times is computed three times)
+        select distinct
+            {{ log_stream('capture') }} as log_stream,
+            {{ logmaster_transaction_id('uorid', 'memberid') }} as transaction_id
+        from {{ ref('stg_logmaster__lldf') }}
+        where {{ captures_to_build_filter('db2zos', decode_settings('logmaster')) }}
+    ),
+
+    reopened_partitions as (
+        -- the partitions built before that hold changes of those URs (usually the stream's
+        -- previous extract, or none)
+        select distinct built.capture_fingerprint
+        from {{ this }} as built
+        left semi join touched_transactions
+            on
+                built.log_stream = touched_transactions.log_stream
+                and built.transaction_id = touched_transactions.transaction_id
+    ),
+
+    reopened_changes as (
+        -- every change of those partitions, read whole, and whether its UR is settled again; the
+        -- partitions broadcast, so that Spark prunes the others at run time (dynamic partition
+        -- pruning wants a broadcast join: without it, every change built before was read and
+        -- shuffled, 33 s of a new 100k capture's build at 1M records, warm)
+        select /*+ broadcast(reopened_partitions) */
+            built.*,
+            touched_transactions.transaction_id is not null as is_touched
+        from {{ this }} as built
+        left semi join reopened_partitions
+            on built.capture_fingerprint = reopened_partitions.capture_fingerprint
+        left join touched_transactions
+            on
+                built.log_stream = touched_transactions.log_stream
+                and built.transaction_id = touched_transactions.transaction_id
+    ),
+{%- endif %}
+
 changes as (
     select {{ change_columns | join(', ') }} from new_changes
-    {%- if is_incremental() %}
+    {%- if reopen_touched %}
         union all
-        -- the extracts built before, as they were (the pre-hook dropped those that changed)
+        -- the changes built before of the URs the new extracts touch
+        select {{ change_columns | join(', ') }} from reopened_changes
+        where is_touched
+    {%- elif is_incremental() %}
+        union all
+        -- every extract built before (the pre-hook dropped those that changed)
         select {{ change_columns | join(', ') }} from {{ this }}
     {%- endif %}
 ),
@@ -238,3 +291,9 @@ select
     uorcommittimestamp,
     capture_fingerprint
 from settled
+{%- if reopen_touched %}
+    union all
+    -- the other URs of the partitions written again, as they were settled
+    select * except (is_touched) from reopened_changes
+    where not is_touched
+{%- endif %}
