@@ -100,24 +100,17 @@
 
 {#-
     fct_row_history's table order: a change's place in its table's commit order, as a value
-    that sorts in that order (`step` 1: a base snapshot's rows, step 0, come before every
-    change). A value, not a row number over the table: a window over a whole table runs in
-    one task, and a log often has one table with most of the changes.
+    that sorts in that order: `step` 1 for a change (commit position, transaction, change_seq),
+    0 for a base snapshot's row (its position), which comes before every change. A value, not
+    a row number over the table: a window over a whole table runs in one task, and a log often
+    has one table with most of the changes. Arguments are SQL expressions.
 -#}
-{% macro change_order(relation) -%}
+{% macro change_order(step, commit_position, transaction_id, change_seq) -%}
     named_struct(
-        'step', 1,
-        'commit_position', {{ relation }}.commit_position,
-        'transaction_id', {{ relation }}.transaction_id,
-        'change_seq', {{ relation }}.change_seq
-    )
-{%- endmacro %}
-
-{% macro table_order_window() -%}
-    table_order as (
-        partition by source_system, log_stream, table_schema, table_name
-        order by commit_position, transaction_id, change_seq
-        rows between unbounded preceding and current row
+        'step', {{ step }},
+        'commit_position', {{ commit_position }},
+        'transaction_id', {{ transaction_id }},
+        'change_seq', {{ change_seq }}
     )
 {%- endmacro %}
 

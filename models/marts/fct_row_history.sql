@@ -84,7 +84,9 @@ committed_changes as (
         changes.commit_ts,
         changes.transaction_id,
         changes.change_seq,
-        {{ change_order('changes') }} as change_order,
+        {{ change_order(
+            1, 'changes.commit_position', 'changes.transaction_id', 'changes.change_seq'
+        ) }} as change_order,
         changes.operation,
         changes.change_kind,
         changes.truncate_scope,
@@ -141,26 +143,19 @@ epochs as (
 ),
 
 truncates as (
-    -- a truncate ends the epoch before it (its epoch counts the table truncates up to it,
-    -- so it can be counted among the truncates alone)
+    -- a table-level truncate ends the epoch before it (its epoch counts it; few, the filter
+    -- reaches the scan)
     select
         source_system,
         log_stream,
         table_schema,
         table_name,
-        ended_epoch,
+        epoch - 1 as ended_epoch,
         change_id,
         commit_position,
         commit_ts
-    from (
-        select
-            *,
-            sum(if(truncate_scope = 'table', 1, 0)) over table_order - 1 as ended_epoch
-        from committed_changes
-        where operation = 'truncate'
-        window {{ table_order_window() }}
-    )
-    where truncate_scope = 'table'
+    from epochs
+    where operation = 'truncate' and truncate_scope = 'table'
 ),
 
 partition_truncates as (
@@ -235,7 +230,7 @@ events as (
             )
         ), event -> event is not null)) change_events
     union all
-    -- a base snapshot's rows arrive before every change left after it (change_order 0)
+    -- a base snapshot's rows arrive before every change left after it (change_order's step 0)
     select /*+ broadcast(cut_tables) */
         snapshot_images.source_system,
         snapshot_images.log_stream,
@@ -246,12 +241,9 @@ events as (
         snapshot_images.change_id,
         snapshot_images.snapshot_position as commit_position,
         snapshot_images.snapshot_ts as commit_ts,
-        named_struct(
-            'step', 0,
-            'commit_position', snapshot_images.snapshot_position,
-            'transaction_id', cast(null as string),
-            'change_seq', cast(null as int)
-        ) as change_order,
+        {{ change_order(
+            0, 'snapshot_images.snapshot_position', 'cast(null as string)', 'cast(null as int)'
+        ) }} as change_order,
         'snapshot' as operation,  -- noqa: RF04
         snapshot_images.snapshot_position is null as opens_from_start,
         1 as copy_delta,
