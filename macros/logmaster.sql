@@ -26,3 +26,22 @@
         else {{ uorid }}
     end
 {%- endmacro %}
+
+{#- An LLDF record's word on its UR's commit point: UORCOMMITLRSN when the UR committed
+    (UORDISP C) and the position is recorded. -#}
+{% macro logmaster_commit_position(uordisp, uorcommitlrsn) -%}
+    case
+        when {{ uordisp }} = 'C' and not {{ is_zero_position(uorcommitlrsn) }}
+            then {{ uorcommitlrsn }}
+    end
+{%- endmacro %}
+
+{#- A UR's disposition from the counts of its records that say it committed (UORDISP C) and
+    that say it aborted (A): one of either settles it; none leaves it in flight. -#}
+{% macro logmaster_settled_disposition(committed_records, aborted_records) -%}
+    case
+        when {{ committed_records }} > 0 then 'committed'
+        when {{ aborted_records }} > 0 then 'aborted'
+        else 'in_flight'
+    end
+{%- endmacro %}

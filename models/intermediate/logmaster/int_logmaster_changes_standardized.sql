@@ -1,7 +1,8 @@
 -- Decoded Log Master row changes in logmart's change contract (see fct_changes).
 -- A UR is settled over every extract of its log stream: an extract that ends while the UR is
 -- open logs its records without UORDISP; the next extract's records of the UR carry UORDISP
--- and the commit point, and settle the records of both.
+-- and the commit point, and settle the records of both. A UR's catalog records (CO, E, CM,
+-- SC: DDL and commands) settle it too: its last records may be DDL.
 -- Incremental by capture (macros/incremental.sql): a build decodes the row images of new or
 -- changed extracts only (int_logmaster_row_images_decoded, ephemeral), takes the changes of
 -- the extracts built before from this table, and settles the URs over both; the UR fields
@@ -9,13 +10,14 @@
 -- are kept for that. Only the partitions a new extract reaches are written again: a UR of the
 -- new extracts is settled with its changes read back from the extracts before, and those
 -- extracts' partitions are written again whole, their other URs as they were settled (a UR's
--- settlement depends on its changes alone). When an extract changed or is gone (the pre-hook
+-- settlement depends on its own records alone). When an extract changed or is gone (the pre-hook
 -- drops its partition), every UR is settled again: one it touched may be in any partition.
 -- One table instead of the images' own and this one: the images are written once
 -- (docs/performance.md, "2026-11-29, late morning").
 -- The captures filter refs the captures inside a condition, which dbt does not see:
 -- depends_on: {{ ref('stg_logmart__captures') }}
--- An incremental build reads the new extracts' URs from the records (in a condition, too):
+-- The catalog records' UR fields, and on an incremental build the new extracts' URs, are
+-- read from the records' headers:
 -- depends_on: {{ ref('stg_logmaster__lldf') }}
 {{ config(enabled=logmart_source_enabled('logmaster')) }}
 {{ config(
@@ -205,23 +207,16 @@ changes as (
 ),
 
 settled as (
-    -- what each change's UR comes to over the log stream, in one pass of windows over the
-    -- UR's changes (the UR's ordering serves change_seq too)
+    -- what each change's UR comes to over its changes in the log stream, in one pass of
+    -- windows over the UR's changes (the UR's ordering serves change_seq too)
     select
         *,
-        case
-            when count_if(uordisp = 'C') over ur_changes > 0 then 'committed'
-            when count_if(uordisp = 'A') over ur_changes > 0 then 'aborted'
-            else 'in_flight'
-        end as transaction_disposition,
-        max(
-            case
-                when uordisp = 'C' and not {{ is_zero_position('uorcommitlrsn') }}
-                    then uorcommitlrsn
-            end
-        ) over ur_changes as commit_position,
-        min(uortimestamp) over ur_changes as begin_ts,
-        max(uorcommittimestamp) over ur_changes as commit_ts,
+        count_if(uordisp = 'C') over ur_changes as committed_records,
+        count_if(uordisp = 'A') over ur_changes as aborted_records,
+        max({{ logmaster_commit_position('uordisp', 'uorcommitlrsn') }}) over ur_changes
+            as changes_commit_position,
+        min(uortimestamp) over ur_changes as changes_begin_ts,
+        max(uorcommittimestamp) over ur_changes as changes_commit_ts,
         row_number() over ur_order as change_seq
     from changes
     window
@@ -234,6 +229,62 @@ settled as (
             order by log_position, raw_file, raw_offset
             rows between unbounded preceding and unbounded following
         )
+),
+
+catalog_records as (
+    -- the UR fields of the stream's catalog records (CO, E, CM, SC) that settle their UR: a
+    -- UR whose records in a later extract are DDL or commands only is settled by them. All
+    -- extracts', or on a build that reopens only the touched URs, the new extracts' (an
+    -- earlier extract's record of a touched UR was logged while it was open).
+    select
+        {{ log_stream('records.capture') }} as log_stream,
+        {{ logmaster_transaction_id('records.uorid', 'records.memberid') }} as transaction_id,
+        records.uordisp,
+        records.uorcommitlrsn,
+        records.uortimestamp,
+        records.uorcommittimestamp
+    from {{ ref('stg_logmaster__lldf') }} as records
+    left semi join change_types
+        on records.change_type = change_types.change_type and not change_types.is_row_change
+    where
+        records.uordisp in ('C', 'A')
+        {%- if reopen_touched %}
+            and {{ captures_to_build_filter(
+                'db2zos', decode_settings('logmaster'), column='records.capture'
+            ) }}
+        {%- endif %}
+),
+
+catalog_units_of_recovery as (
+    select
+        log_stream,
+        transaction_id,
+        count_if(uordisp = 'C') as committed_records,
+        count_if(uordisp = 'A') as aborted_records,
+        max({{ logmaster_commit_position('uordisp', 'uorcommitlrsn') }}) as commit_position,
+        min(uortimestamp) as begin_ts,
+        max(uorcommittimestamp) as commit_ts
+    from catalog_records
+    group by log_stream, transaction_id
+),
+
+settled_with_catalog as (
+    -- the UR over its changes and its catalog records (few: broadcast, so the changes are
+    -- not shuffled again); greatest() and least() skip nulls
+    select /*+ broadcast(by_catalog) */
+        settled.*,
+        {{ logmaster_settled_disposition(
+            'settled.committed_records + coalesce(by_catalog.committed_records, 0)',
+            'settled.aborted_records + coalesce(by_catalog.aborted_records, 0)'
+        ) }} as transaction_disposition,
+        greatest(settled.changes_commit_position, by_catalog.commit_position) as commit_position,
+        least(settled.changes_begin_ts, by_catalog.begin_ts) as begin_ts,
+        greatest(settled.changes_commit_ts, by_catalog.commit_ts) as commit_ts
+    from settled
+    left join catalog_units_of_recovery as by_catalog
+        on
+            settled.log_stream = by_catalog.log_stream
+            and settled.transaction_id = by_catalog.transaction_id
 )
 
 select
@@ -290,7 +341,7 @@ select
     uortimestamp,
     uorcommittimestamp,
     capture_fingerprint
-from settled
+from settled_with_catalog
 {%- if reopen_touched %}
     union all
     -- the other URs of the partitions written again, as they were settled

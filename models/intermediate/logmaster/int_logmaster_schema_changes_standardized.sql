@@ -3,6 +3,9 @@
 -- words (macro ddl_statement_kind); CM and SC texts are a Db2 command and a status message.
 -- DATA is read by logmart_logmaster_catalog_event (udfs/logmaster/catalog.py) in the
 -- extract's EBCDIC code page. A truncate is also a change in fct_changes, with the same id.
+-- A catalog event's UR is settled over its log stream, as a row change's is: by the UR's
+-- other catalog events and its row changes (as int_logmaster_changes_standardized settled
+-- them), so that DDL of a UR open when its extract ended is committed when the next commits it.
 {{ config(enabled=logmart_source_enabled('logmaster')) }}
 with
 
@@ -57,27 +60,11 @@ catalog_events as (
         cast(null as string) as new_definition,
         content.text as sql_text,
         content.error as details,
+        {{ log_stream('capture') }} as log_stream,
         transaction_id,
-        case logrecdisp
-            when 'A' then 'aborted'
-            when 'S' then 'savepoint_rollback'
-            when 'O' then 'reversed'
-            else
-                case uordisp
-                    when 'C' then 'committed'
-                    when 'A' then 'aborted'
-                    else 'in_flight'
-                end
-        end as disposition,
-        case uordisp
-            when 'C' then 'committed'
-            when 'A' then 'aborted'
-            else 'in_flight'
-        end as transaction_disposition,
-        case
-            when uordisp = 'C' and not {{ is_zero_position('uorcommitlrsn') }}
-                then uorcommitlrsn
-        end as commit_position,
+        logrecdisp,
+        uordisp,
+        {{ logmaster_commit_position('uordisp', 'uorcommitlrsn') }} as commit_position,
         commit_ts,
         concat(loglrsn, logrba) as log_position,
         event_ts,
@@ -85,6 +72,92 @@ catalog_events as (
         raw_file,
         raw_offset
     from read_events
+),
+
+event_units_of_recovery as (
+    select distinct
+        log_stream,
+        transaction_id
+    from catalog_events
+),
+
+unit_of_recovery_records as (
+    -- what each record of those URs says of its UR: the catalog events' own fields, and the
+    -- row changes' as settled (broadcast: the URs with DDL are few; the changes are not
+    -- shuffled)
+    select
+        log_stream,
+        transaction_id,
+        case uordisp
+            when 'C' then 'committed'
+            when 'A' then 'aborted'
+            else 'in_flight'
+        end as transaction_disposition,
+        commit_position,
+        commit_ts
+    from catalog_events
+    union all
+    select /*+ broadcast(event_units_of_recovery) */
+        changes.log_stream,
+        changes.transaction_id,
+        changes.transaction_disposition,
+        changes.commit_position,
+        changes.commit_ts
+    from {{ ref('int_logmaster_changes_standardized') }} as changes
+    left semi join event_units_of_recovery
+        on
+            changes.log_stream = event_units_of_recovery.log_stream
+            and changes.transaction_id = event_units_of_recovery.transaction_id
+),
+
+settled_units_of_recovery as (
+    select
+        log_stream,
+        transaction_id,
+        {{ logmaster_settled_disposition(
+            "count_if(transaction_disposition = 'committed')",
+            "count_if(transaction_disposition = 'aborted')"
+        ) }} as transaction_disposition,
+        max(commit_position) as commit_position,
+        max(commit_ts) as commit_ts
+    from unit_of_recovery_records
+    group by log_stream, transaction_id
+),
+
+settled_events as (
+    select
+        catalog_events.schema_change_id,
+        catalog_events.source_system,
+        catalog_events.capture,
+        catalog_events.table_schema,
+        catalog_events.table_name,
+        catalog_events.object_name,
+        catalog_events.change_kind,
+        catalog_events.source_change_type,
+        catalog_events.old_definition,
+        catalog_events.new_definition,
+        catalog_events.sql_text,
+        catalog_events.details,
+        catalog_events.transaction_id,
+        case catalog_events.logrecdisp
+            when 'A' then 'aborted'
+            when 'S' then 'savepoint_rollback'
+            when 'O' then 'reversed'
+            else settled.transaction_disposition
+        end as disposition,
+        settled.transaction_disposition,
+        settled.commit_position,
+        settled.commit_ts,
+        catalog_events.log_position,
+        catalog_events.event_ts,
+        catalog_events.authid,
+        catalog_events.raw_file,
+        catalog_events.raw_offset
+    from catalog_events
+    inner join settled_units_of_recovery as settled
+        on
+            catalog_events.log_stream = settled.log_stream
+            and catalog_events.transaction_id <=> settled.transaction_id
 ),
 
 truncates as (
@@ -115,6 +188,6 @@ truncates as (
     where change_kind in ('truncate', 'truncate_reuse_storage')
 )
 
-select * from catalog_events
+select * from settled_events
 union all
 select * from truncates
