@@ -10,8 +10,9 @@
 -- are kept for that. Only the partitions a new extract reaches are written again: a UR of the
 -- new extracts is settled with its changes read back from the extracts before, and those
 -- extracts' partitions are written again whole, their other URs as they were settled (a UR's
--- settlement depends on its own records alone). When an extract changed or is gone (the pre-hook
--- drops its partition), every UR is settled again: one it touched may be in any partition.
+-- settlement depends on its own records alone). When an extract changed or is gone (the
+-- pre-hook drops its partition), every UR is settled again: one it touched may be in any
+-- partition.
 -- One table instead of the images' own and this one: the images are written once
 -- (docs/performance.md, "2026-11-29, late morning").
 -- The captures filter refs the captures inside a condition, which dbt does not see:
