@@ -32,6 +32,9 @@
     extracts touch are written again -#}
 {%- set reopen_touched = is_incremental()
     and not stale_capture_partitions('db2zos', decode_settings('logmaster')) -%}
+{#- the extracts this build decodes, as a predicate on `capture` (asked once: on an incremental
+    build it queries the captures and the table's partitions) -#}
+{%- set new_captures_filter = captures_to_build_filter('db2zos', decode_settings('logmaster')) -%}
 {#- a change's columns before its UR is settled: computed from the images of the extracts
     being built, read back from this table for the others -#}
 {%- set change_columns = [
@@ -56,7 +59,7 @@ decoded as (
     from {{ ref('int_logmaster_row_images_decoded') }}
     where
         decode_error is null
-        and {{ captures_to_build_filter('db2zos', decode_settings('logmaster')) }}
+        and {{ new_captures_filter }}
 ),
 
 change_types as (
@@ -161,7 +164,7 @@ new_changes as (
             {{ log_stream('capture') }} as log_stream,
             {{ logmaster_transaction_id('uorid', 'memberid') }} as transaction_id
         from {{ ref('stg_logmaster__lldf') }}
-        where {{ captures_to_build_filter('db2zos', decode_settings('logmaster')) }}
+        where {{ new_captures_filter }}
     ),
 
     reopened_partitions as (
@@ -250,9 +253,7 @@ catalog_records as (
     where
         records.uordisp in ('C', 'A')
         {%- if reopen_touched %}
-            and {{ captures_to_build_filter(
-                'db2zos', decode_settings('logmaster'), column='records.capture'
-            ) }}
+            and {{ new_captures_filter }}
         {%- endif %}
 ),
 

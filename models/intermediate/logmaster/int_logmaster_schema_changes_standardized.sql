@@ -88,11 +88,8 @@ unit_of_recovery_records as (
     select
         log_stream,
         transaction_id,
-        case uordisp
-            when 'C' then 'committed'
-            when 'A' then 'aborted'
-            else 'in_flight'
-        end as transaction_disposition,
+        uordisp = 'C' as says_committed,
+        uordisp = 'A' as says_aborted,
         commit_position,
         commit_ts
     from catalog_events
@@ -100,7 +97,8 @@ unit_of_recovery_records as (
     select /*+ broadcast(event_units_of_recovery) */
         changes.log_stream,
         changes.transaction_id,
-        changes.transaction_disposition,
+        changes.transaction_disposition = 'committed' as says_committed,
+        changes.transaction_disposition = 'aborted' as says_aborted,
         changes.commit_position,
         changes.commit_ts
     from {{ ref('int_logmaster_changes_standardized') }} as changes
@@ -115,8 +113,7 @@ settled_units_of_recovery as (
         log_stream,
         transaction_id,
         {{ logmaster_settled_disposition(
-            "count_if(transaction_disposition = 'committed')",
-            "count_if(transaction_disposition = 'aborted')"
+            'count_if(says_committed)', 'count_if(says_aborted)'
         ) }} as transaction_disposition,
         max(commit_position) as commit_position,
         max(commit_ts) as commit_ts
