@@ -23,6 +23,8 @@ import json
 import shutil
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -114,109 +116,144 @@ def _parts(spark: SparkSession, table: str, keys: list[str]) -> dict[Any, list[s
     return {key: sorted(files) for key, files in found.items()}
 
 
+# The recording's queries are small: each spends its time in the driver (planning, scheduling,
+# collecting), about one core. Three at a time keep both cores busy: a whole build's record in
+# 4.5-4.8 s instead of 6.0-7.6 s, warm (docs/performance.md, "2026-11-29, night").
+PARALLEL_QUERIES = 3
+
+
+def in_parallel(work: dict[Any, Callable[[], Any]]) -> dict[Any, Any]:
+    """Each of ``work``'s functions called, up to PARALLEL_QUERIES at a time (Spark runs the
+    jobs of several threads side by side); their results by the same keys."""
+    with ThreadPoolExecutor(PARALLEL_QUERIES) as pool:
+        started = {key: pool.submit(function) for key, function in work.items()}
+        return {key: future.result() for key, future in started.items()}
+
+
+def _mart_rows(spark: SparkSession, name: str) -> list[str]:
+    """A mart's rows of the scenario's streams, each as JSON text without the build's time,
+    sorted."""
+    frame = spark.table(f"marts.{name}")
+    keep = [c for c in frame.columns if c not in BUILD_TIME_COLUMNS]
+    frame = frame.where(in_scenario_streams(frame.columns))
+    return sorted(
+        r[0] for r in frame.selectExpr(f"to_json(struct({', '.join(f'`{c}`' for c in keep)}))")
+        .collect()
+    )  # fmt: skip
+
+
+def _files_of(spark: SparkSession, table: str) -> list[str]:
+    sql = f"select distinct input_file_name() as part from {table}"
+    return sorted(r.part for r in spark.sql(sql).collect())
+
+
 def snapshot(
     spark: SparkSession, load: dict[str, Any], seconds: float, only: tuple[str, ...] | None = None
 ) -> dict[str, Any]:
     """What one build left: load report, raw.files, the files behind each raw table's and
     incremental model's rows, and the rows of the marts named in `only`, else of every mart (JSON
     text, sorted); of the scenario's log streams only."""
-    files = _rows(spark, "select * except (loaded_at), cast(loaded_at as string) as loaded_at "
-                         f"from raw.files where {in_scenario_streams(['log_stream'])}")  # fmt: skip
-    raw_parts = {}
+    work: dict[Any, Callable[[], Any]] = {
+        "files": lambda: _rows(spark, "select * except (loaded_at), cast(loaded_at as string) "
+                               "as loaded_at from raw.files "
+                               f"where {in_scenario_streams(['log_stream'])}"),
+    }  # fmt: skip
     for table in spark.catalog.listTables("raw"):
         # the session's temporary views (dbt's __dbt_tmp of an incremental run) list here too
         if table.name in ("files", "captures") or table.isTemporary:
             continue
-        raw_parts[table.name] = _parts(spark, f"raw.{table.name}", ["source_file"])
-    models = {}
+        work[("raw", table.name)] = partial(_parts, spark, f"raw.{table.name}", ["source_file"])
     for model in INCREMENTAL_MODELS:
-        parts = _parts(spark, f"intermediate.{model}", ["capture", "capture_fingerprint"])
-        models[model] = {
-            capture: {"fingerprint": fingerprint, "parts": files}
-            for (capture, fingerprint), files in parts.items()
-        }
-    marts = {}
+        keys = ["capture", "capture_fingerprint"]
+        work[("models", model)] = partial(_parts, spark, f"intermediate.{model}", keys)
     for table in spark.catalog.listTables("marts"):
         if table.isTemporary:  # views are marts too (fct_changes is one): compared as well
             continue
         if only is not None and table.name not in only:
             continue
-        frame = spark.table(f"marts.{table.name}")
-        keep = [c for c in frame.columns if c not in BUILD_TIME_COLUMNS]
-        frame = frame.where(in_scenario_streams(frame.columns))
-        marts[table.name] = sorted(
-            r[0] for r in frame.selectExpr(f"to_json(struct({', '.join(f'`{c}`' for c in keep)}))")
-            .collect()
-        )  # fmt: skip
+        work[("marts", table.name)] = partial(_mart_rows, spark, table.name)
     # the Parquet files of the listing tables: a build of an unchanged folder writes none
-    listing = {name: sorted(r.part for r in spark.sql(
-        f"select distinct input_file_name() as part from raw.{name}").collect())
-        for name in ("files", "captures")}  # fmt: skip
-    return {"load": load, "seconds": round(seconds, 1), "files": files, "raw": raw_parts,
-            "listing": listing, "models": models, "marts": marts}  # fmt: skip
+    for name in ("files", "captures"):
+        work[("listing", name)] = partial(_files_of, spark, f"raw.{name}")
+    found = in_parallel(work)
+    record: dict[str, Any] = {"load": load, "seconds": round(seconds, 1), "files": found["files"],
+                              "raw": {}, "listing": {}, "models": {}, "marts": {}}  # fmt: skip
+    for key, value in found.items():
+        if key != "files":
+            record[key[0]][key[1]] = value
+    record["models"] = {
+        model: {
+            capture: {"fingerprint": fingerprint, "parts": files}
+            for (capture, fingerprint), files in parts.items()
+        }
+        for model, parts in record["models"].items()
+    }
+    return record
 
 
 def stream_tools(spark: SparkSession, generated: dict[str, Any]) -> dict[str, Any]:
     """What a user gets from `logmart sql` and `logmart asof` over each source's two-capture
     stream: the REDO statements of the whole stream in commit order (per transaction), the
     UNDO and REDO scripts of each committed transaction the cut splits, and each table as of
-    the stream's last commit."""
+    the stream's last commit. The sources side by side (`in_parallel`)."""
+    return in_parallel(
+        {system: partial(_stream_tools_of, spark, generated, system) for system in CAPTURES}
+    )
+
+
+def _stream_tools_of(spark: SparkSession, generated: dict[str, Any], system: str) -> dict:
     import io
 
     from udfs.asof import as_of
     from udfs.change_sql import Selection, write_script
     from udfs.cli import to_jsonable
 
-    found: dict[str, Any] = {}
-    for system, captures in CAPTURES.items():
-        stream = captures[0].split("/")[0]
-        where = f"source_system = '{system}' and log_stream = '{stream}'"
-        redo = _rows(spark, "select transaction_id, commit_position, "
-                            "concat(table_schema, '.', table_name) as table_name, "
-                            f"redo_sql from marts.fct_change_sql where {where} "
-                            "order by commit_position, transaction_id, change_seq")  # fmt: skip
-        types = {}
-        for row in _rows(spark, "select concat(table_schema, '.', table_name) as name, "
-                                f"column_types from marts.fct_changes where {where} "
-                                "and column_types is not null "
-                                "order by commit_position, change_seq"):  # fmt: skip
-            types[row["name"]] = row["column_types"]
-        scripts, without_rows = {}, {}
-        for truth_id, truth in generated[system]["split"]["open_transactions"].items():
-            if truth["disposition"] != "committed" or not truth["changes"]:
-                continue  # (a transaction of DDL only has no UNDO/REDO statements)
-            sql = (
-                "select distinct transaction_id from marts.fct_changes "
-                f"where {where} and upper(transaction_id) = upper('{truth_id}')"
+    stream = CAPTURES[system][0].split("/")[0]
+    where = f"source_system = '{system}' and log_stream = '{stream}'"
+    redo = _rows(spark, "select transaction_id, commit_position, "
+                        "concat(table_schema, '.', table_name) as table_name, "
+                        f"redo_sql from marts.fct_change_sql where {where} "
+                        "order by commit_position, transaction_id, change_seq")  # fmt: skip
+    types = {}
+    for row in _rows(spark, "select concat(table_schema, '.', table_name) as name, "
+                            f"column_types from marts.fct_changes where {where} "
+                            "and column_types is not null "
+                            "order by commit_position, change_seq"):  # fmt: skip
+        types[row["name"]] = row["column_types"]
+    scripts, without_rows = {}, {}
+    for truth_id, truth in generated[system]["split"]["open_transactions"].items():
+        if truth["disposition"] != "committed" or not truth["changes"]:
+            continue  # (a transaction of DDL only has no UNDO/REDO statements)
+        sql = (
+            "select distinct transaction_id from marts.fct_changes "
+            f"where {where} and upper(transaction_id) = upper('{truth_id}')"
+        )
+        found_ids = _rows(spark, sql)
+        if not found_ids:  # its changes are DDL / catalog records only: no statements
+            without_rows[truth_id] = _rows(
+                spark,
+                "select change_count, schema_change_count from marts.fct_transactions "
+                f"where {where} and upper(transaction_id) = upper('{truth_id}')",
             )
-            found_ids = _rows(spark, sql)
-            if not found_ids:  # its changes are DDL / catalog records only: no statements
-                without_rows[truth_id] = _rows(
-                    spark,
-                    "select change_count, schema_change_count from marts.fct_transactions "
-                    f"where {where} and upper(transaction_id) = upper('{truth_id}')",
-                )
-                continue
-            (txn,) = found_ids
-            scripts[truth_id] = {"transaction_id": txn["transaction_id"]}
-            for direction in ("undo", "redo"):
-                out = io.StringIO()
-                # no --source/--stream: a transaction id alone finds its one stream
-                write_script(spark, direction, Selection(transaction=txn["transaction_id"]), out)
-                scripts[truth_id][direction] = out.getvalue()
-        last = max(r["commit_position"] for r in redo)
-        tables = sorted({r["table_name"] for r in redo})
-        asof = {}
-        for table in tables:
-            columns, rows = as_of(spark, table, last, system, stream)
-            # typed values (Decimal, datetime, bytes) as `logmart asof --format json` prints them
-            asof[table] = [
-                dict(zip(columns, (to_jsonable(v) for v in row), strict=True)) for row in rows
-            ]
-        found[system] = {"stream": stream, "redo": redo, "types": types, "scripts": scripts,
-                         "without_rows": without_rows, "last_position": last,
-                         "asof": asof}  # fmt: skip
-    return found
+            continue
+        (txn,) = found_ids
+        scripts[truth_id] = {"transaction_id": txn["transaction_id"]}
+        for direction in ("undo", "redo"):
+            out = io.StringIO()
+            # no --source/--stream: a transaction id alone finds its one stream
+            write_script(spark, direction, Selection(transaction=txn["transaction_id"]), out)
+            scripts[truth_id][direction] = out.getvalue()
+    last = max(r["commit_position"] for r in redo)
+    tables = sorted({r["table_name"] for r in redo})
+    asof = {}
+    for table in tables:
+        columns, rows = as_of(spark, table, last, system, stream)
+        # typed values (Decimal, datetime, bytes) as `logmart asof --format json` prints them
+        asof[table] = [
+            dict(zip(columns, (to_jsonable(v) for v in row), strict=True)) for row in rows
+        ]
+    return {"stream": stream, "redo": redo, "types": types, "scripts": scripts,
+            "without_rows": without_rows, "last_position": last, "asof": asof}  # fmt: skip
 
 
 # `logmart export debezium` of every log stream (issue 15 item 3): into one folder after the
