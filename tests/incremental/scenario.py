@@ -118,7 +118,7 @@ def _parts(spark: SparkSession, table: str, keys: list[str]) -> dict[Any, list[s
 
 # The recording's queries are small: each spends its time in the driver (planning, scheduling,
 # collecting), about one core. Three at a time keep both cores busy: a whole build's record in
-# 4.5-4.8 s instead of 6.0-7.6 s, warm (docs/performance.md, "2026-11-29, night").
+# 3.8-4.5 s instead of 5.3-6.3 s, warm (docs/performance.md, "2026-11-29, night").
 PARALLEL_QUERIES = 3
 
 
