@@ -45,3 +45,14 @@
         else 'in_flight'
     end
 {%- endmacro %}
+
+{#- A record's own disposition: what LOGRECDISP says of the record itself (its UR aborted, a
+    savepoint rolled it back, a later record reversed it), else its UR's settled disposition. -#}
+{% macro logmaster_record_disposition(logrecdisp, transaction_disposition) -%}
+    case {{ logrecdisp }}
+        when 'A' then 'aborted'
+        when 'S' then 'savepoint_rollback'
+        when 'O' then 'reversed'
+        else {{ transaction_disposition }}
+    end
+{%- endmacro %}

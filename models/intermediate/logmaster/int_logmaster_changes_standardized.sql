@@ -314,12 +314,7 @@ select
     decode_warnings,
     log_stream,
     transaction_id,
-    case logrecdisp
-        when 'A' then 'aborted'
-        when 'S' then 'savepoint_rollback'
-        when 'O' then 'reversed'
-        else transaction_disposition
-    end as disposition,
+    {{ logmaster_record_disposition('logrecdisp', 'transaction_disposition') }} as disposition,
     transaction_disposition,
     commit_position,
     log_position,

@@ -136,12 +136,9 @@ settled_events as (
         catalog_events.sql_text,
         catalog_events.details,
         catalog_events.transaction_id,
-        case catalog_events.logrecdisp
-            when 'A' then 'aborted'
-            when 'S' then 'savepoint_rollback'
-            when 'O' then 'reversed'
-            else settled.transaction_disposition
-        end as disposition,
+        {{ logmaster_record_disposition(
+            'catalog_events.logrecdisp', 'settled.transaction_disposition'
+        ) }} as disposition,
         settled.transaction_disposition,
         settled.commit_position,
         settled.commit_ts,
