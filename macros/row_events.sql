@@ -115,6 +115,19 @@
 {%- endmacro %}
 
 {#-
+    fct_row_history's epoch of a change at `change_order`: how many of its table's table-level
+    truncates (`truncate_orders`, null when it has none) come at or before it. Rows live in the
+    epoch between two truncates; a truncate's epoch counts itself.
+-#}
+{% macro epoch_at(truncate_orders, change_order) -%}
+    if(
+        {{ truncate_orders }} is null,
+        0,
+        size(filter({{ truncate_orders }}, t -> t <= {{ change_order }}))
+    )
+{%- endmacro %}
+
+{#-
     One of a change's row events in fct_row_history (events), from `epochs`: its `side`
     image ('before' or 'after') leaves the row (copy_delta -1, first) or arrives (1, after).
 -#}

@@ -57,6 +57,35 @@ base_snapshots as (
     {%- endif %}
 ),
 
+truncate_changes as (
+    -- the committed truncates (few; the filter reaches the scan), read on their own: the
+    -- epochs and the versions they end need only these, and a CTE that several others read
+    -- is inlined (analysed, optimized and computed) at each of them
+    select /*+ broadcast(base_snapshots) */
+        changes.change_id,
+        changes.source_system,
+        changes.log_stream,
+        changes.table_schema,
+        changes.table_name,
+        changes.commit_position,
+        changes.commit_ts,
+        {{ change_order(
+            1, 'changes.commit_position', 'changes.transaction_id', 'changes.change_seq'
+        ) }} as change_order,
+        changes.truncate_scope,
+        changes.partition_key_columns,
+        changes.partition_low_key,
+        changes.partition_high_key
+    from {{ ref('fct_changes') }} as changes
+    left anti join base_snapshots
+        on
+            {{ same_table('changes', 'base_snapshots') }}
+            and changes.commit_position <= base_snapshots.snapshot_position
+    where
+        changes.disposition = 'committed'
+        and changes.operation = 'truncate'
+),
+
 partition_truncate_tables as (
     -- the tables a partition-level truncate cuts: only their events carry the image through
     -- the windows, to compare with the truncate's key range
@@ -65,11 +94,8 @@ partition_truncate_tables as (
         log_stream,
         table_schema,
         table_name
-    from {{ ref('fct_changes') }}
-    where
-        operation = 'truncate'
-        and truncate_scope = 'partition'
-        and disposition = 'committed'
+    from truncate_changes
+    where truncate_scope = 'partition'
 ),
 
 committed_changes as (
@@ -89,10 +115,6 @@ committed_changes as (
         ) }} as change_order,
         changes.operation,
         changes.change_kind,
-        changes.truncate_scope,
-        changes.partition_key_columns,
-        changes.partition_low_key,
-        changes.partition_high_key,
         changes.before_image is not null as has_before_image,
         changes.after_image is not null as has_after_image,
         {{ image_has_key('changes.before_image', 'changes.key_columns') }} as before_has_key,
@@ -121,8 +143,8 @@ table_truncates as (
         table_schema,
         table_name,
         collect_list(change_order) as truncate_orders
-    from committed_changes
-    where operation = 'truncate' and truncate_scope = 'table'
+    from truncate_changes
+    where truncate_scope = 'table'
     group by source_system, log_stream, table_schema, table_name
 ),
 
@@ -131,20 +153,28 @@ epochs as (
     -- the epoch between two truncates. A broadcast join, not a window over the whole table
     select /*+ broadcast(table_truncates) */
         committed_changes.*,
-        if(
-            table_truncates.truncate_orders is null,
-            0,
-            size(filter(table_truncates.truncate_orders, t -> t <= committed_changes.change_order))
-        ) as epoch
+        {{ epoch_at('table_truncates.truncate_orders', 'committed_changes.change_order') }}
+            as epoch
     from committed_changes
     left join table_truncates
         on
             {{ same_table('committed_changes', 'table_truncates') }}
 ),
 
+truncate_epochs as (
+    -- each truncate in its epoch, counted as `epochs` counts a change's
+    select /*+ broadcast(table_truncates) */
+        truncate_changes.*,
+        {{ epoch_at('table_truncates.truncate_orders', 'truncate_changes.change_order') }}
+            as epoch
+    from truncate_changes
+    left join table_truncates
+        on
+            {{ same_table('truncate_changes', 'table_truncates') }}
+),
+
 truncates as (
-    -- a table-level truncate ends the epoch before it (its epoch counts it; few, the filter
-    -- reaches the scan)
+    -- a table-level truncate ends the epoch before it (its epoch counts it)
     select
         source_system,
         log_stream,
@@ -154,13 +184,12 @@ truncates as (
         change_id,
         commit_position,
         commit_ts
-    from epochs
-    where operation = 'truncate' and truncate_scope = 'table'
+    from truncate_epochs
+    where truncate_scope = 'table'
 ),
 
 partition_truncates as (
-    -- a partition-level truncate ends, inside its epoch, the versions in its key range (few;
-    -- the filter reaches the scan)
+    -- a partition-level truncate ends, inside its epoch, the versions in its key range
     select
         source_system,
         log_stream,
@@ -174,8 +203,8 @@ partition_truncates as (
         partition_key_columns,
         partition_low_key,
         partition_high_key
-    from epochs
-    where operation = 'truncate' and truncate_scope = 'partition'
+    from truncate_epochs
+    where truncate_scope = 'partition'
 ),
 
 snapshot_images as (
