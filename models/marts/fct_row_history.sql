@@ -28,10 +28,11 @@
 -- the row key of each image); the images and the other wide columns are joined back once, at
 -- the end, by change. A CTE that two others read is computed twice, so every step with a
 -- window is read once (one generator makes a change's events, one pass its versions, a
--- broadcast join its partition cuts); the truncates are ordered on their own. A change's
--- place in its table's order is a value that sorts (macro change_order) and its epoch a
--- count of the table's truncates before it (broadcast): no window spans a whole table, which
--- would run in one task.
+-- broadcast join its partition cuts); the truncates are read and ordered on their own
+-- (truncate_changes, few rows: read from `epochs`, every change's projection was inlined at
+-- each reader). A change's place in its table's order is a value that sorts (macro
+-- change_order) and its epoch a count of the table's truncates before it (broadcast): no
+-- window spans a whole table, which would run in one task.
 with
 
 base_snapshots as (
