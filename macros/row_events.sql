@@ -115,16 +115,26 @@
 {%- endmacro %}
 
 {#-
-    fct_row_history's epoch of a change at `change_order`: how many of its table's table-level
-    truncates (`truncate_orders`, null when it has none) come at or before it. Rows live in the
-    epoch between two truncates; a truncate's epoch counts itself.
+    fct_row_history: the rows of `relation` (changes, each with its change_order) with their
+    epoch, the number of their table's table-level truncates at or before them
+    (`table_truncates`: truncate_orders by table). Rows live in the epoch between two
+    truncates; a truncate's epoch counts itself. A broadcast join, not a window over the whole
+    table.
 -#}
-{% macro epoch_at(truncate_orders, change_order) -%}
-    if(
-        {{ truncate_orders }} is null,
-        0,
-        size(filter({{ truncate_orders }}, t -> t <= {{ change_order }}))
-    )
+{% macro with_epoch(relation, table_truncates) -%}
+    select /*+ broadcast({{ table_truncates }}) */
+        {{ relation }}.*,
+        if(
+            {{ table_truncates }}.truncate_orders is null,
+            0,
+            size(filter(
+                {{ table_truncates }}.truncate_orders, t -> t <= {{ relation }}.change_order
+            ))
+        ) as epoch
+    from {{ relation }}
+    left join {{ table_truncates }}
+        on
+            {{ same_table(relation, table_truncates) }}
 {%- endmacro %}
 
 {#-

@@ -151,27 +151,13 @@ table_truncates as (
 
 epochs as (
     -- each change with the table-level truncates so far (this change included): rows live in
-    -- the epoch between two truncates. A broadcast join, not a window over the whole table
-    select /*+ broadcast(table_truncates) */
-        committed_changes.*,
-        {{ epoch_at('table_truncates.truncate_orders', 'committed_changes.change_order') }}
-            as epoch
-    from committed_changes
-    left join table_truncates
-        on
-            {{ same_table('committed_changes', 'table_truncates') }}
+    -- the epoch between two truncates
+    {{ with_epoch('committed_changes', 'table_truncates') }}
 ),
 
 truncate_epochs as (
-    -- each truncate in its epoch, counted as `epochs` counts a change's
-    select /*+ broadcast(table_truncates) */
-        truncate_changes.*,
-        {{ epoch_at('table_truncates.truncate_orders', 'truncate_changes.change_order') }}
-            as epoch
-    from truncate_changes
-    left join table_truncates
-        on
-            {{ same_table('truncate_changes', 'table_truncates') }}
+    -- each truncate in its epoch, counted as a change's
+    {{ with_epoch('truncate_changes', 'table_truncates') }}
 ),
 
 truncates as (
