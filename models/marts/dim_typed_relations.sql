@@ -51,7 +51,8 @@ undescribed_tables as (
         table_schema,
         table_name
     from source_tables
-    where forall(layouts, l -> size(l) = 0)
+    -- an 'unknown' version's layout is null: size(null) is -1 (null under ANSI), never 0
+    where forall(layouts, l -> l is null or size(l) = 0)
 ),
 
 undescribed_images as (
