@@ -17,6 +17,7 @@ from pyspark.sql import SparkSession
 from udfs.dbt_runner import (
     PARSES_KEPT,
     PARTIAL_PARSE,
+    SMALL_DATA_VAR,
     _Progress,
     dbt_args,
     keep_parse,
@@ -41,6 +42,19 @@ def test_paths_target_and_registry_are_added() -> None:
         "--project-dir", "/p", "--profiles-dir", "/p/profiles", "--target", "local",
         "--target-path", "/w/dbt/target", "--log-path", "/w/dbt/logs",
     ]  # fmt: skip
+
+
+def test_a_run_over_little_data_says_so_in_a_var() -> None:
+    """logmart's dbt runs say whether the data is small (udfs.session.small_data_run), so a
+    model can be a table over little data and a view over much; the caller's var wins."""
+    def given_vars(args: list[str]) -> dict:
+        return json.loads(args[args.index("--vars") + 1])
+
+    assert given_vars(dbt_args(["build"], W, P, small_data=True))[SMALL_DATA_VAR] is True
+    assert given_vars(dbt_args(["build"], W, P, small_data=False))[SMALL_DATA_VAR] is False
+    assert SMALL_DATA_VAR not in given_vars(dbt_args(["build"], W, P))
+    own = ["build", "--vars", json.dumps({SMALL_DATA_VAR: False})]
+    assert given_vars(dbt_args(own, W, P, small_data=True))[SMALL_DATA_VAR] is False
 
 
 def test_a_plain_dbt_command_is_told_to_go_through_logmart(tmp_path: Path) -> None:

@@ -22,7 +22,11 @@ from pyspark.sql import SparkSession
 
 from udfs.cache import cache_dir
 from udfs.errors import LogmartError
-from udfs.session import dbt_run_settings, is_local_master
+from udfs.session import dbt_run_settings, is_local_master, small_data_run
+
+# The dbt var that says a run is over little data (udfs.session.small_data_run): a model may
+# then be a table where, over much data, it is a view (int_logmaster_changes_reassembled)
+SMALL_DATA_VAR = "logmart_small_data"
 
 
 def project_dir() -> Path:
@@ -82,11 +86,13 @@ def dbt_args(
     project: Path,
     target: str = "local",
     threads: int | None = None,
+    small_data: bool | None = None,
 ) -> list[str]:
     """The full dbt argument list: `args` plus project, profiles, target and output paths,
     `threads` (when given; else profiles.yml's), and the registry of sources as vars
     (:func:`udfs.sources.dbt_vars`: dbt cannot import Python, and dbt_project.yml names no
-    source).
+    source), with the var `logmart_small_data` when `small_data` is given (models that
+    materialize by the data's size read it; udfs.session.small_data_run).
 
     Only options the subcommand accepts are added, and never one the caller already gave; a
     var the caller gives wins over the registry's.
@@ -97,7 +103,10 @@ def dbt_args(
         raise LogmartError("no dbt command given; try `logmart dbt build` or `logmart dbt debug`")
     accepted = _accepted_options(args)
     if "--vars" in accepted:
-        args = with_vars(args, dbt_vars())
+        ours = dbt_vars()
+        if small_data is not None:
+            ours = {**ours, SMALL_DATA_VAR: small_data}
+        args = with_vars(args, ours)
     given = {arg.split("=", 1)[0] for arg in args}
     if "-t" in given:
         given.add("--target")
@@ -309,10 +318,11 @@ def run_dbt(
     if (output or os.environ.get(OUTPUT_VARIABLE) or "full") == "progress":
         args = [*args, "--quiet"] if "--quiet" not in args and "-q" not in args else list(args)
         callbacks.append(_Progress(sys.stderr))
-    full_args = dbt_args(args, warehouse, project, target, local_threads(spark))
+    small = small_data_run(spark, warehouse)
+    full_args = dbt_args(args, warehouse, project, target, local_threads(spark), small)
     target_path, cache = _target_path(full_args), parse_cache(project, args=full_args)
     seed_parse(target_path, cache)
-    with dbt_run_settings(spark, warehouse):
+    with dbt_run_settings(spark, warehouse, small):
         try:
             result = dbtRunner(callbacks=callbacks).invoke(full_args)
         finally:

@@ -275,19 +275,28 @@ SMALL_PROFILE_DBT_CONF = {
 CODEGEN_CACHE_ENTRIES = 4096
 
 
-@contextlib.contextmanager
-def dbt_run_settings(spark: SparkSession, warehouse: Path | None = None) -> Iterator[None]:
-    """The session's settings for a dbt run over `warehouse`, put back as they were
-    afterwards: SMALL_PROFILE_DBT_CONF in a small session, and in a large one whose
-    warehouse is small (:func:`session_profile`: a session that lives for many builds, as the
-    test suite's, `--watch` or a notebook's, runs dbt over a few thousand rows as a small one
-    does; its demo build took 0.8 of the time, docs/performance.md). A cluster's session too:
-    its warehouse is the same path on every machine (docs/operations.md), so the driver sees
-    its size, and a few thousand rows are few on a cluster as well (a small cluster build
-    took 0.88 of the CPU)."""
-    small = spark.conf.get(PROFILE_CONF, "") == "small" or (
+def small_data_run(spark: SparkSession, warehouse: Path | None = None) -> bool:
+    """Whether a dbt run over `warehouse` on `spark` is over little data: in a small session,
+    or in a large one whose warehouse is small (:func:`session_profile`: a session that lives
+    for many builds, as the test suite's, `--watch` or a notebook's, runs dbt over a few
+    thousand rows as a small one does; its demo build took 0.8 of the time,
+    docs/performance.md). A cluster's session too: its warehouse is the same path on every
+    machine (docs/operations.md), so the driver sees its size, and a few thousand rows are few
+    on a cluster as well (a small cluster build took 0.88 of the CPU)."""
+    return spark.conf.get(PROFILE_CONF, "") == "small" or (
         warehouse is not None and session_profile(warehouse) == "small"
     )
+
+
+@contextlib.contextmanager
+def dbt_run_settings(
+    spark: SparkSession, warehouse: Path | None = None, small: bool | None = None
+) -> Iterator[None]:
+    """The session's settings for a dbt run over `warehouse`, put back as they were
+    afterwards: SMALL_PROFILE_DBT_CONF when the run is over little data (`small`, else
+    :func:`small_data_run`)."""
+    if small is None:
+        small = small_data_run(spark, warehouse)
     changes = SMALL_PROFILE_DBT_CONF if small else {}
     before = {key: spark.conf.get(key, None) for key in changes}
     for key, value in changes.items():

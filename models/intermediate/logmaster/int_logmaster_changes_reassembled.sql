@@ -2,12 +2,15 @@
 -- segments: each is a full LLDF record whose DATA slice is one piece of DATA, in SEGNUM order
 -- (README interpretation 7). A change with a missing or repeated segment keeps no DATA and
 -- says why in reassembly_error; its records are quarantined downstream.
--- A view: its readers (the row images, decoded incrementally by capture; the catalog events;
--- the quarantine) compute it with their own filters pushed into the raw scan. As a table it
--- was a second write and read of every change and its images (docs/performance.md,
--- "2026-11-28, afternoon").
+-- A view over much data: its readers (the row images, decoded incrementally by capture; the
+-- catalog events; the quarantine) compute it with their own filters pushed into the raw
+-- scan. As a table it was a second write and read of every change and its images
+-- (docs/performance.md, "2026-11-28, afternoon"). A table over little data (var
+-- logmart_small_data, set by logmart's dbt runs: udfs.session.small_data_run): there the
+-- readers' time is planning, and Spark copies this view's plan, two views of the records
+-- deep, at every second reference of a CTE over it (docs/performance.md, "2026-11-30").
 {{ config(enabled=logmart_source_enabled('logmaster')) }}
-{{ config(materialized='view') }}
+{{ config(materialized='table' if var('logmart_small_data', false) else 'view') }}
 {%- set columns = logmaster_change_columns() %}
 with
 
