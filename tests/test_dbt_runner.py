@@ -47,6 +47,7 @@ def test_paths_target_and_registry_are_added() -> None:
 def test_a_run_over_little_data_says_so_in_a_var() -> None:
     """logmart's dbt runs say whether the data is small (udfs.session.small_data_run), so a
     model can be a table over little data and a view over much; the caller's var wins."""
+
     def given_vars(args: list[str]) -> dict:
         return json.loads(args[args.index("--vars") + 1])
 
