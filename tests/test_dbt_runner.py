@@ -58,6 +58,25 @@ def test_a_run_over_little_data_says_so_in_a_var() -> None:
     assert given_vars(dbt_args(own, W, P, small_data=True))[SMALL_DATA_VAR] is False
 
 
+def test_the_reassembled_changes_are_a_table_over_little_data_a_view_over_much(
+    tmp_path: Path,
+) -> None:
+    """The var reaches the model: parsed with small_data, int_logmaster_changes_reassembled
+    is a table; without the var (a plain dbt command, or much data) a view."""
+    from dbt.cli.main import dbtRunner
+
+    def materialized(small_data: bool | None) -> str:
+        target = tmp_path / f"t{small_data}"
+        paths = ["--target-path", str(target), "--log-path", str(tmp_path / "l")]
+        args = dbt_args(["parse", *paths], tmp_path, REPO, small_data=small_data)
+        assert dbtRunner().invoke(args).success
+        nodes = json.loads((target / "manifest.json").read_text())["nodes"]
+        return nodes["model.logmart.int_logmaster_changes_reassembled"]["config"]["materialized"]
+
+    assert materialized(True) == "table"
+    assert materialized(None) == "view"
+
+
 def test_a_plain_dbt_command_is_told_to_go_through_logmart(tmp_path: Path) -> None:
     """dbt_project.yml names no source: without the registry's vars (a dbt run logmart did
     not start) the parse stops with a message that says what to run; with them it parses."""
